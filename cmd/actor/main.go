@@ -1,0 +1,29 @@
+// Command actor is the single binary of the ACToR project: it runs GGUF code
+// models, indexes repositories, generates functions with ACToR or a baseline,
+// trains the critical-token probe and evaluates benchmarks.
+//
+// Each subcommand lives in its own file of this package and registers itself
+// on rootCmd from an init function, so subcommands stay thin and independent.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// rootCmd is the top-level command every subcommand attaches to.
+var rootCmd = &cobra.Command{
+	Use:           "actor",
+	Short:         "Adaptive Critical Token-aware Retrieval for repository-level code generation",
+	SilenceUsage:  true,
+	SilenceErrors: true,
+}
+
+func main() {
+	if err := rootCmd.Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "actor:", err)
+		os.Exit(1)
+	}
+}
