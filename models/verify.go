@@ -1,0 +1,80 @@
+package models
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// sha256File returns the lower-case hex SHA-256 of the file at path.
+func sha256File(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%s: %v", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// checkFile verifies that path has the size and SHA-256 that want records.
+func checkFile(path string, want File) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if st.Size() != want.Size {
+		return fmt.Errorf("%s: size %d bytes, want %d", path, st.Size(), want.Size)
+	}
+	sum, err := sha256File(path)
+	if err != nil {
+		return err
+	}
+	if sum != want.SHA256 {
+		return fmt.Errorf("%s: SHA-256 %s, want %s", path, sum, want.SHA256)
+	}
+	return nil
+}
+
+// Verify checks the pulled copy of m in the models folder dir: every file's
+// size and SHA-256 and, for a GGUF model, its header and metadata.
+func (m *Model) Verify(dir string) error {
+	return m.check(m.Path(dir))
+}
+
+// check verifies a copy of m at path (the .gguf file or the folder), which
+// need not be at its final place yet.
+func (m *Model) check(path string) error {
+	if m.Format == FormatGGUF {
+		if err := checkFile(path, m.Files[0]); err != nil {
+			return err
+		}
+		return m.checkGGUF(path)
+	}
+	for _, f := range m.Files {
+		if err := checkFile(filepath.Join(path, filepath.FromSlash(f.Name)), f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkGGUF verifies that path starts with the GGUF magic.
+func (m *Model) checkGGUF(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var magic [4]byte
+	if _, err := io.ReadFull(f, magic[:]); err != nil || string(magic[:]) != "GGUF" {
+		return fmt.Errorf("%s: not a GGUF file (magic %q)", path, magic[:])
+	}
+	return nil
+}
