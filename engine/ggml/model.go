@@ -1,0 +1,133 @@
+// Package ggml runs decoder-only transformer graphs (Llama, Qwen2) on the ggml
+// tensor library through ollama's Go bindings (github.com/ollama/ollama/ml).
+//
+// It is the only package of the project that imports the tensor backend, so
+// the backend can be replaced in one place. It knows nothing of GGUF metadata
+// or tokenizers: the caller (package engine) validates the file, reads the
+// hyper-parameters into Params and drives Forward with token batches.
+//
+// The CPU thread count of ggml is process-wide: every Load sets it for all
+// models of the process (the last Load wins).
+package ggml
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/ollama/ollama/ml"
+	_ "github.com/ollama/ollama/ml/backend/ggml" // registers the "ggml" backend
+)
+
+// Params are the hyper-parameters of a Llama-style decoder.
+type Params struct {
+	Layers   int     // number of transformer blocks
+	Embed    int     // hidden size
+	Heads    int     // query heads
+	KVHeads  int     // key/value heads (GQA when < Heads)
+	HeadDim  int     // size of one head
+	RopeDim  int     // rotated dimensions of a head (usually HeadDim)
+	Vocab    int     // output rows of the LM head
+	Eps      float32 // RMSNorm epsilon
+	RopeBase float32 // RoPE theta
+	// RopeFreqScale is ggml's frequency scale: 1/factor for linear RoPE
+	// scaling, 1 without scaling.
+	RopeFreqScale float32
+	// RopeNeoX selects the NeoX rotation (pairs i, i+d/2: Qwen2). Otherwise
+	// adjacent pairs are rotated, which matches llama.cpp's permuted Llama
+	// Q/K weights.
+	RopeNeoX bool
+	// QKVBias adds blk.N.attn_{q,k,v}.bias after the projections (Qwen2).
+	QKVBias bool
+}
+
+type layer struct {
+	attnNorm, wq, wk, wv, bq, bk, bv, wo ml.Tensor
+	ffnNorm, wg, wu, wd                  ml.Tensor
+}
+
+// Model holds the weights of one decoder in memory (copied from the file,
+// no mmap) and builds its forward graphs.
+type Model struct {
+	p       Params
+	b       ml.Backend
+	tokEmb  ml.Tensor
+	outNorm ml.Tensor
+	output  ml.Tensor
+	layers  []layer
+}
+
+// Load reads the weights of the GGUF file at path into memory. The file must
+// already have been validated (tensor names, shapes and types) by the caller:
+// the backend trusts it. threads sets ggml's process-wide CPU thread count.
+func Load(path string, p Params, threads int) (m *Model, err error) {
+	defer recoverErr(&err, "load "+path)
+	b, err := ml.NewBackend(path, ml.BackendParams{AllocMemory: true, NumThreads: threads})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	m = &Model{p: p, b: b}
+	if err := m.bind(); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := b.Load(context.Background(), nil); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("%s: reading weights: %w", path, err)
+	}
+	return m, nil
+}
+
+// bind looks up every weight tensor the graph needs.
+func (m *Model) bind() error {
+	var missing error
+	get := func(name string) ml.Tensor {
+		t := m.b.Get(name)
+		if t == nil && missing == nil {
+			missing = fmt.Errorf("tensor %s is missing", name)
+		}
+		return t
+	}
+	m.tokEmb = get("token_embd.weight")
+	m.outNorm = get("output_norm.weight")
+	m.output = get("output.weight") // the backend aliases token_embd when tied
+	m.layers = make([]layer, m.p.Layers)
+	for i := range m.layers {
+		pre := "blk." + strconv.Itoa(i) + "."
+		l := &m.layers[i]
+		l.attnNorm = get(pre + "attn_norm.weight")
+		l.wq = get(pre + "attn_q.weight")
+		l.wk = get(pre + "attn_k.weight")
+		l.wv = get(pre + "attn_v.weight")
+		l.wo = get(pre + "attn_output.weight")
+		l.ffnNorm = get(pre + "ffn_norm.weight")
+		l.wg = get(pre + "ffn_gate.weight")
+		l.wu = get(pre + "ffn_up.weight")
+		l.wd = get(pre + "ffn_down.weight")
+		if m.p.QKVBias {
+			l.bq = get(pre + "attn_q.bias")
+			l.bk = get(pre + "attn_k.bias")
+			l.bv = get(pre + "attn_v.bias")
+		}
+	}
+	return missing
+}
+
+// Params returns the hyper-parameters the model was loaded with.
+func (m *Model) Params() Params { return m.p }
+
+// Close frees the weights. Caches made by the model must be closed first.
+func (m *Model) Close() {
+	if m.b != nil {
+		m.b.Close()
+		m.b = nil
+	}
+}
+
+// recoverErr turns a panic of the backend (out of memory, failed compute)
+// into an error, so bad input never crashes the process.
+func recoverErr(err *error, what string) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("%s: backend failure: %v", what, r)
+	}
+}
