@@ -52,8 +52,13 @@ func (s *Session) Close() {
 // Len is the number of tokens in the cache.
 func (s *Session) Len() int { return len(s.tokens) }
 
-// Capacity is the number of positions the session holds.
-func (s *Session) Capacity() int { return s.cache.Size() }
+// Capacity is the number of positions the session holds (0 once closed).
+func (s *Session) Capacity() int {
+	if s.cache == nil {
+		return 0
+	}
+	return s.cache.Size()
+}
 
 // Tokens returns a copy of the tokens in the cache.
 func (s *Session) Tokens() []int32 { return slices.Clone(s.tokens) }
@@ -115,9 +120,6 @@ func (s *Session) Step(token int32) (Prediction, error) {
 
 // forward runs one batch at the end of the cached tokens and records them.
 func (s *Session) forward(b ggml.Batch) (ggml.Output, error) {
-	if s.cache == nil {
-		return ggml.Output{}, errors.New("engine: session is closed")
-	}
 	out, err := s.m.net.Forward(s.cache, b)
 	if err != nil {
 		return out, fmt.Errorf("engine: %w", err)
@@ -129,6 +131,9 @@ func (s *Session) forward(b ggml.Batch) (ggml.Output, error) {
 
 // fits checks that n tokens fit the session's context.
 func (s *Session) fits(n int) error {
+	if s.cache == nil {
+		return errors.New("engine: session is closed")
+	}
 	if n > s.Capacity() {
 		return fmt.Errorf("engine: %d tokens exceed the context of %d: %w", n, s.Capacity(), ErrContextFull)
 	}
