@@ -57,7 +57,7 @@ func TestBadInput(t *testing.T) {
 			return d
 		}, `unsupported architecture "mamba"`},
 		{"unsupported quant type", func(t *testing.T, d []byte) []byte {
-			e := tensorEntry(t, d, "token_embd.weight") // 2-D F32 [64 288]
+			e := tensorEntry(t, d, "token_embd.weight")  // 2-D F32 [64 288]
 			binary.LittleEndian.PutUint32(d[e+4+16:], 9) // Q8_1: a smaller, valid layout
 			return d
 		}, "token_embd.weight has unsupported type Q8_1"},
