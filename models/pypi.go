@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -67,18 +68,30 @@ func findWheel(ctx context.Context, client *http.Client, base string, w Wheel) (
 	if resp.StatusCode != http.StatusOK {
 		return wheelFile{}, fmt.Errorf("index %s: HTTP %s", page, resp.Status)
 	}
+	return parseIndex(page, io.LimitReader(resp.Body, 64<<20), w)
+}
+
+// parseIndex picks the wheel of w from the PEP 691 JSON project page read
+// from body; page is the page's URL, against which file URLs are resolved.
+func parseIndex(page string, body io.Reader, w Wheel) (wheelFile, error) {
 	var p simpleProject
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(&p); err != nil {
+	if err := json.NewDecoder(body).Decode(&p); err != nil {
 		return wheelFile{}, fmt.Errorf("index %s: bad JSON (%v)", page, err)
 	}
-	pageURL, _ := url.Parse(page)
+	pageURL, err := url.Parse(page)
+	if err != nil {
+		return wheelFile{}, err
+	}
 	for _, f := range p.Files {
 		if !wheelMatches(f.Filename, w) {
 			continue
 		}
 		sum := strings.ToLower(f.Hashes["sha256"])
-		if len(sum) != 64 {
-			return wheelFile{}, fmt.Errorf("index %s: %s has no sha256 digest", page, f.Filename)
+		if _, err := hex.DecodeString(sum); err != nil || len(sum) != 64 {
+			return wheelFile{}, fmt.Errorf("index %s: %s has no valid sha256 digest", page, f.Filename)
+		}
+		if f.Size <= 0 {
+			return wheelFile{}, fmt.Errorf("index %s: %s has no size", page, f.Filename)
 		}
 		u, err := pageURL.Parse(f.URL)
 		if err != nil {

@@ -5,8 +5,12 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+
+	"actor/gguf"
 )
 
 // sha256File returns the lower-case hex SHA-256 of the file at path.
@@ -65,16 +69,25 @@ func (m *Model) check(path string) error {
 	return nil
 }
 
-// checkGGUF verifies that path starts with the GGUF magic.
+// checkGGUF verifies that path is a well-formed GGUF file (header parses,
+// every tensor lies inside the file) of the expected architecture with the
+// expected metadata values; this catches parts joined in the wrong order.
 func (m *Model) checkGGUF(path string) error {
-	f, err := os.Open(path)
+	f, err := gguf.Open(path)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	var magic [4]byte
-	if _, err := io.ReadFull(f, magic[:]); err != nil || string(magic[:]) != "GGUF" {
-		return fmt.Errorf("%s: not a GGUF file (magic %q)", path, magic[:])
+	if a := f.Architecture(); a != m.Architecture {
+		return fmt.Errorf("%s: architecture %q, want %q", path, a, m.Architecture)
+	}
+	for _, key := range slices.Sorted(maps.Keys(m.Metadata)) {
+		v, err := f.Uint(key)
+		if err != nil {
+			return err
+		}
+		if v != m.Metadata[key] {
+			return fmt.Errorf("%s: %s = %d, want %d", path, key, v, m.Metadata[key])
+		}
 	}
 	return nil
 }
