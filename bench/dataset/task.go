@@ -1,0 +1,142 @@
+// Package dataset loads the benchmarks' task files — RepoExec rows (the
+// Hugging Face export, the repository's data_with_test_case pass_data.jsonl
+// rows and the development subset's tasks.jsonl) and CoderEval
+// (CoderEval4Python.json with its RECORDS and the CEPython*.jsonl prompt
+// files) — into one Task type that the generator and the test harness share.
+// A malformed row is reported with its file and line and the other rows still
+// load.
+package dataset
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"actor/bench/candidate"
+)
+
+// Benchmark names accepted by Load.
+const (
+	RepoExec  = "repoexec"
+	CoderEval = "codereval"
+)
+
+// Check says how a task's candidate is tested.
+type Check string
+
+const (
+	// CheckProgram (RepoExec): the task's test program runs under pytest from
+	// a file inside the module's package folder; exit status 0 passes.
+	CheckProgram Check = "test-program"
+	// CheckRunFile (CoderEval): the project file holding the candidate (or
+	// its *_passk_validte.py twin) runs with python; exit status 0 passes.
+	CheckRunFile Check = "run-file"
+)
+
+// Task is one function to generate and test.
+type Task struct {
+	// Benchmark is RepoExec or CoderEval.
+	Benchmark string
+	// ID identifies the task in predictions files (RepoExec's task_id, id
+	// or problem_ids; CoderEval's _id).
+	ID string
+	// Project is the repository's path under the repositories folder, e.g.
+	// "test-apps/python-string-utils".
+	Project string
+	// Module is the target's dotted module (RepoExec).
+	Module string
+	// File is the target file relative to the repository root; for RepoExec
+	// it is filled in by Locate.
+	File string
+	// Line and EndLine are the gold function's 1-based line span in File
+	// (def line to last body line); 0 until known.
+	Line, EndLine int
+	// EntryPoint is the function's name.
+	EntryPoint string
+	// Signature is the def line(s); Docstring the docstring as given.
+	Signature, Docstring string
+	// Prompt is the target prompt: signature and docstring, what a
+	// generator completes.
+	Prompt string
+	// Context is the in-file context shipped with the task (RepoExec's
+	// code/prompt field, CoderEval's file_content).
+	Context string
+	// Gold is the ground-truth function.
+	Gold string
+	// Test is RepoExec's test program (empty for CoderEval).
+	Test string
+	// Level is CoderEval's runnable level.
+	Level string
+	// Origin is "file:line" of the row the task came from.
+	Origin string
+}
+
+// Check says how the task is tested.
+func (t *Task) Check() Check {
+	if t.Benchmark == CoderEval {
+		return CheckRunFile
+	}
+	return CheckProgram
+}
+
+// DefaultTimeout is the benchmark's own time limit for one test run.
+func (t *Task) DefaultTimeout() time.Duration {
+	if t.Benchmark == CoderEval {
+		return 30 * time.Second
+	}
+	return 120 * time.Second
+}
+
+// Root returns the task's repository root under repos: repos/Project, or
+// the CoderEval spelling with "---" for "/", or the project's last element.
+func (t *Task) Root(repos string) (string, error) {
+	cands := []string{
+		filepath.Join(repos, filepath.FromSlash(t.Project)),
+		filepath.Join(repos, strings.ReplaceAll(t.Project, "/", "---")),
+		filepath.Join(repos, filepath.Base(filepath.FromSlash(t.Project))),
+	}
+	for _, c := range cands {
+		if st, err := os.Stat(c); err == nil && st.IsDir() {
+			return c, nil
+		}
+	}
+	return "", fmt.Errorf("task %s: repository %q not found under %s", t.ID, t.Project, repos)
+}
+
+// Locate finds the task's target file in its repository under repos and
+// the gold function's line span there, filling File, Line and EndLine.
+func (t *Task) Locate(repos string) (root string, err error) {
+	root, err = t.Root(repos)
+	if err != nil {
+		return "", err
+	}
+	if t.File == "" {
+		base := filepath.Join(strings.Split(t.Module, ".")...)
+		for _, f := range []string{base + ".py", filepath.Join(base, "__init__.py")} {
+			if _, err := os.Stat(filepath.Join(root, f)); err == nil {
+				t.File = filepath.ToSlash(f)
+				break
+			}
+		}
+		if t.File == "" {
+			return "", fmt.Errorf("task %s: module %s not found in %s", t.ID, t.Module, root)
+		}
+	}
+	src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(t.File)))
+	if err != nil {
+		return "", fmt.Errorf("task %s: %v", t.ID, err)
+	}
+	span, ok := candidate.Span(string(src), t.Target())
+	if !ok {
+		return "", fmt.Errorf("task %s: function %s not found in %s", t.ID, t.EntryPoint, t.File)
+	}
+	t.Line, t.EndLine = span[0], span[1]
+	return root, nil
+}
+
+// Target describes the gold function for candidate.Place.
+func (t *Task) Target() candidate.Target {
+	return candidate.Target{Name: t.EntryPoint, Gold: t.Gold, Line: t.Line}
+}
