@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // spmCand is a candidate merge of adjacent symbols whose joined text is the
@@ -101,15 +102,57 @@ func spmBytes(byText map[string]int32, unk int32) [256]int32 {
 }
 
 // encodeSPM appends the tokens of one text fragment with SentencePiece-style
-// BPE: spaces become "▁", each UTF-8 character starts as one symbol, and the
-// adjacent pair whose joined text is the highest-scored vocabulary token is
-// merged until none is left. Symbols that are not tokens are emitted as
-// byte tokens.
+// BPE after turning spaces into "▁". When the vocabulary allows (see
+// spmChunkable) the text is cut before each run of "▁" and every chunk is
+// merged on its own, through the word cache: no token can span such a cut,
+// so the result is the same as merging the whole text at once.
 func (t *Tokenizer) encodeSPM(frag string, prefixSpace bool, out []int32) []int32 {
 	if prefixSpace {
 		frag = " " + frag
 	}
 	text := strings.ReplaceAll(frag, " ", "▁")
+	if !t.spmChunks || !utf8.ValidString(text) {
+		return t.mergeSPM(text, out)
+	}
+	for start := 0; start < len(text); {
+		end := start
+		for strings.HasPrefix(text[end:], "▁") {
+			end += len("▁")
+		}
+		if k := strings.Index(text[end:], "▁"); k >= 0 {
+			end += k
+		} else {
+			end = len(text)
+		}
+		chunk := text[start:end]
+		start = end
+		if ids, ok := t.cache.get(chunk); ok {
+			out = append(out, ids...)
+			continue
+		}
+		n := len(out)
+		out = t.mergeSPM(chunk, out)
+		t.cache.put(chunk, out[n:])
+	}
+	return out
+}
+
+// spmChunkable reports whether no token has "▁" after another character,
+// so that no token can span the start of a run of "▁".
+func spmChunkable(texts []string) bool {
+	for _, s := range texts {
+		if strings.Contains(strings.TrimLeft(s, "▁"), "▁") {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeSPM appends the tokens of escaped text: each UTF-8 character starts
+// as one symbol, and the adjacent pair whose joined text is the
+// highest-scored vocabulary token is merged until none is left. Symbols
+// that are not tokens are emitted as byte tokens.
+func (t *Tokenizer) mergeSPM(text string, out []int32) []int32 {
 	if text == "" {
 		return out
 	}

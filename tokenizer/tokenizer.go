@@ -30,13 +30,15 @@ type Tokenizer struct {
 
 	allSpecials, userSpecials *specialIndex
 
+	cache wordCache // ids of recent pre-tokens (BPE) or chunks (SPM)
+
 	// byte-level BPE
 	pre          *pretokenizer
 	bpe          *bpeModel
 	ignoreMerges bool
-	cache        wordCache
-	// SentencePiece byte fallback
-	spmByte [256]int32
+	// SentencePiece byte fallback, and whether text may be cut into chunks
+	spmByte   [256]int32
+	spmChunks bool
 
 	hash string
 }
@@ -76,6 +78,7 @@ func New(v Vocab) (*Tokenizer, error) {
 	t.buildSpecialIndexes()
 	if t.spm {
 		t.spmByte = spmBytes(t.byText, t.unk)
+		t.spmChunks = spmChunkable(t.texts)
 	} else {
 		spec, ok := preSpecs[v.Pre]
 		if !ok {
