@@ -1,0 +1,117 @@
+// Package jsonl appends JSON records to a file one line at a time, each
+// line written whole and synced to disk before Append returns, so that a
+// process killed at any moment leaves every finished record readable. A torn
+// last line (a kill in the middle of a write) is cut off when the file is
+// opened again.
+package jsonl
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+)
+
+// Appender appends records to one file; it is safe for concurrent use.
+type Appender struct {
+	mu sync.Mutex
+	f  *os.File
+}
+
+// OpenAppend opens (creating it if needed) path for appending, first cutting
+// off a torn last line. It returns how many bytes it cut.
+func OpenAppend(path string) (*Appender, int64, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, 0, err
+	}
+	cut, err := repair(f)
+	if err != nil {
+		f.Close()
+		return nil, 0, fmt.Errorf("%s: %v", path, err)
+	}
+	return &Appender{f: f}, cut, nil
+}
+
+// repair truncates f after its last newline and leaves the offset at the end.
+func repair(f *os.File) (int64, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	size := st.Size()
+	keep := size
+	buf := make([]byte, 64*1024)
+	for keep > 0 {
+		n := int64(len(buf))
+		if n > keep {
+			n = keep
+		}
+		if _, err := f.ReadAt(buf[:n], keep-n); err != nil && err != io.EOF {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			keep = keep - n + int64(i) + 1
+			break
+		}
+		keep -= n
+	}
+	if keep != size {
+		if err := f.Truncate(keep); err != nil {
+			return 0, err
+		}
+		if err := f.Sync(); err != nil {
+			return 0, err
+		}
+	}
+	_, err = f.Seek(keep, io.SeekStart)
+	return size - keep, err
+}
+
+// Append writes v as one JSON line and syncs the file.
+func (a *Appender) Append(v any) error {
+	line, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	line = append(line, '\n')
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, err := a.f.Write(line); err != nil {
+		return err
+	}
+	return a.f.Sync()
+}
+
+// Close closes the file.
+func (a *Appender) Close() error { return a.f.Close() }
+
+// Scan calls fn with the 1-based number and bytes of every non-blank line
+// of path, stopping at the first error fn returns. A missing file has no
+// lines.
+func Scan(path string, fn func(line int, raw []byte) error) error {
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for n := 1; len(data) > 0; n++ {
+		i := bytes.IndexByte(data, '\n')
+		var line []byte
+		if i < 0 {
+			line, data = data, nil
+		} else {
+			line, data = data[:i], data[i+1:]
+		}
+		if t := bytes.TrimSpace(line); len(t) > 0 {
+			if err := fn(n, t); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
