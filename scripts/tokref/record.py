@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""Record llama.cpp's token ids as fixtures for the Go tokenizer tests.
+
+The oracle is llama-cpp-python (pip install llama-cpp-python==0.3.36),
+loading each GGUF with vocab_only=True. Two kinds of fixture are written to
+tokenizer/testdata/:
+
+  stdlib-<name>.tokref.gz  ids of a fixed subset of the Python standard
+      library (see pick_files), encoded without BOS and without parsing
+      special tokens. Format (gzip): one JSON header line, then per file:
+      uvarint len(path), path (relative to the stdlib root, '/'-separated),
+      32 bytes sha256 of the file's bytes, uvarint count, count uvarint ids.
+  cases.json.gz  ids of hand-picked tricky strings in all four modes
+      (add_bos x parse_special), and per tokenizer its BOS/EOS, the
+      end-of-generation ids and the ids llama.cpp treats as control tokens.
+
+Usage:
+  python3 scripts/tokref/record.py [--vocab-dir DIR] [--smollm2 GGUF] [--qwen-coder GGUF]
+
+The Go tests read the same stdlib files (root recorded in the header,
+$ACTOR_PY_STDLIB overrides) and fail if a file's sha256 differs.
+"""
+import argparse
+import gzip
+import hashlib
+import io
+import json
+import os
+import sys
+import sysconfig
+
+import llama_cpp
+
+OUT = os.path.join(os.path.dirname(__file__), "..", "..", "tokenizer", "testdata")
+N_HASHED = 220    # files chosen by hash of their path
+N_NONASCII = 30   # extra files with non-ASCII text
+MAX_BYTES = 12000  # keeps the fixtures small
+
+
+def default_cache():
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "actor")
+
+
+def pick_files(root):
+    """A deterministic subset of the stdlib's .py files: valid UTF-8, at
+    most MAX_BYTES, ordered by sha256 of the relative path; the first
+    N_HASHED plus the first N_NONASCII of the rest that are not ASCII."""
+    cands = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in ("site-packages", "__pycache__"))
+        for fn in filenames:
+            if not fn.endswith(".py"):
+                continue
+            path = os.path.join(dirpath, fn)
+            rel = os.path.relpath(path, root).replace(os.sep, "/")
+            data = open(path, "rb").read()
+            if not data or len(data) > MAX_BYTES:
+                continue
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            cands.append((hashlib.sha256(rel.encode()).hexdigest(), rel, data))
+    cands.sort()
+    chosen = cands[:N_HASHED]
+    extra = [c for c in cands[N_HASHED:] if not c[2].isascii()][:N_NONASCII]
+    return [(rel, data) for _, rel, data in chosen + extra]
+
+
+def uvarint(n):
+    out = bytearray()
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def sha256_file(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def load(path):
+    return llama_cpp.Llama(model_path=path, vocab_only=True, verbose=False)
+
+
+def record_stdlib(name, gguf, files, root):
+    llm = load(gguf)
+    header = {
+        "format": "actor-tokref-1",
+        "tokenizer": name,
+        "gguf": os.path.basename(gguf),
+        "gguf_sha256": sha256_file(gguf),
+        "oracle": "llama-cpp-python " + llama_cpp.__version__,
+        "python": sys.version.split()[0],
+        "stdlib": root,
+        "add_bos": False,
+        "parse_special": False,
+        "files": len(files),
+    }
+    buf = io.BytesIO()
+    buf.write((json.dumps(header, sort_keys=True) + "\n").encode())
+    total = 0
+    for i, (rel, data) in enumerate(files):
+        ids = llm.tokenize(data, add_bos=False, special=False)
+        total += len(ids)
+        buf.write(uvarint(len(rel.encode())) + rel.encode())
+        buf.write(hashlib.sha256(data).digest())
+        buf.write(uvarint(len(ids)))
+        buf.write(b"".join(uvarint(t) for t in ids))
+        print(f"\r{name}: {i + 1}/{len(files)} files, {total} tokens", end="", file=sys.stderr)
+    print(file=sys.stderr)
+    path = os.path.join(OUT, f"stdlib-{name}.tokref.gz")
+    with open(path, "wb") as f:
+        f.write(gzip.compress(buf.getvalue(), compresslevel=9, mtime=0))
+    print(f"{path}: {os.path.getsize(path)} bytes", file=sys.stderr)
+
+
+CASES = [
+    "", " ", "  ", "\n", "\n\n\n", "\t", " \t\n \r\n", "Hello world", " Hello", "hello  world  ",
+    "def f(x):\n    return x**2  # square\n\n\nclass A(B):\n\tpass\n",
+    "I'm you're they'll we've she'd HE'S IT'D don't", "'s 'S 'll", "1234567890 3.14159 1e-9 0x1F 007",
+    "日本語のテキスト 中文字符 한국어 텍스트", "emoji 😀👍🏽 café naïve Ünïcödé", "x\u00a0y\u2003z\u3000w\u2028v\u0085u",
+    "\u200b zero\u200dwidth", "Ǆǅǆ ΣΑΣ ſ Kelvin\u212a", "a" * 300, "=" * 1000, " " * 500 + "x", "\n" * 50,
+    "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n", "<s> </s> <unk> <s>x", "<|endoftext|>text<|endoftext|>",
+    "<|fim_prefix|>def f():<|fim_suffix|>\n<|fim_middle|>", "<fim_prefix>x<fim_suffix>y<fim_middle>",
+    "<｜fim▁begin｜>a<｜fim▁hole｜>b<｜fim▁end｜>", "õ÷Á ý À ÿ", "[PAD151646] [PAD32022]", "<|reserved_special_token_0|>",
+    "<|begin_of_text|>hi<|eot_id|>", "<repo_name>r<file_sep>f.py\n", "\t\t\tindented\r\n\r\nwindows\r\n",
+    "```python\nprint('hi')\n```", "é", " é", "▁ leading marker", "<0x0A> <0xFF>", "Ġ Ċ ĉ",
+]
+
+
+def record_cases(named):
+    out = {"oracle": "llama-cpp-python " + llama_cpp.__version__, "texts": CASES, "tokenizers": {}}
+    for name, gguf in named:
+        llm = load(gguf)
+        vocab = llama_cpp.llama_model_get_vocab(llm.model)
+        n = llama_cpp.llama_vocab_n_tokens(vocab)
+        entry = {
+            "gguf": os.path.basename(gguf),
+            "bos": llm.token_bos(),
+            "eos": llm.token_eos(),
+            "eog": [i for i in range(n) if llama_cpp.llama_vocab_is_eog(vocab, i)],
+            "control": [i for i in range(n) if llama_cpp.llama_vocab_get_attr(vocab, i) & llama_cpp.LLAMA_TOKEN_ATTR_CONTROL],
+            "ids": {},
+        }
+        for bos in (False, True):
+            for special in (False, True):
+                key = f"bos={int(bos)},special={int(special)}"
+                entry["ids"][key] = [llm.tokenize(s.encode(), add_bos=bos, special=special) for s in CASES]
+        out["tokenizers"][name] = entry
+        print(f"cases: {name}", file=sys.stderr)
+    path = os.path.join(OUT, "cases.json.gz")
+    data = json.dumps(out, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
+    with open(path, "wb") as f:
+        f.write(gzip.compress(data, compresslevel=9, mtime=0))
+    print(f"{path}: {os.path.getsize(path)} bytes", file=sys.stderr)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--vocab-dir", default=os.environ.get("ACTOR_VOCAB_DIR") or os.path.join(default_cache(), "vocab"))
+    ap.add_argument("--smollm2", default=os.path.join(default_cache(), "models", "smollm2-135m.gguf"))
+    ap.add_argument("--qwen-coder", default=os.path.join(default_cache(), "models", "qwen2.5-coder-1.5b.gguf"))
+    ap.add_argument("--stdlib", default=sysconfig.get_paths()["stdlib"])
+    args = ap.parse_args()
+
+    named = [(n, os.path.join(args.vocab_dir, f"ggml-vocab-{n}.gguf"))
+             for n in ("llama-bpe", "llama-spm", "qwen2", "deepseek-coder")]
+    named.append(("smollm2", args.smollm2))
+    if os.path.exists(args.qwen_coder):
+        named.append(("qwen2.5-coder", args.qwen_coder))
+    for _, path in named:
+        if not os.path.exists(path):
+            sys.exit(f"record.py: {path} is missing")
+
+    os.makedirs(OUT, exist_ok=True)
+    files = pick_files(args.stdlib)
+    print(f"{len(files)} stdlib files from {args.stdlib}", file=sys.stderr)
+    for name, gguf in named:
+        record_stdlib(name, gguf, files, args.stdlib)
+    record_cases(named)
+
+
+if __name__ == "__main__":
+    main()
