@@ -103,8 +103,12 @@ func (o Options) fetchWheels(ctx context.Context, m *Model, downloads string) ([
 			} else if err != nil {
 				return nil, err
 			} else {
-				o.logf("%s: fetching %s (%s)", m.Name, f.Name, FormatBytes(f.Size))
 				paths[i] = filepath.Join(downloads, f.Name)
+				if st, err := os.Stat(paths[i] + ".part"); err == nil && st.Size() > 0 && st.Size() < f.Size {
+					o.logf("%s: resuming %s at %s of %s", m.Name, f.Name, FormatBytes(st.Size()), FormatBytes(f.Size))
+				} else {
+					o.logf("%s: fetching %s (%s)", m.Name, f.Name, FormatBytes(f.Size))
+				}
 				prog := newMeter(o.Progress, f.Size, label)
 				err := download(ctx, o.Client, f, paths[i], o.Attempts, prog)
 				prog.Done()
@@ -145,6 +149,15 @@ func (m *Model) install(dir string, wheels []string, o Options) error {
 		return err
 	}
 	if err := m.check(tmp); err != nil {
+		_ = os.RemoveAll(tmp)
+		return err
+	}
+	// Temporary names are private (0600/0700); the cache is shared.
+	mode := os.FileMode(0o644)
+	if m.Format == FormatFolder {
+		mode = 0o755
+	}
+	if err := os.Chmod(tmp, mode); err != nil {
 		_ = os.RemoveAll(tmp)
 		return err
 	}

@@ -55,6 +55,9 @@ func TestPullJoinsPartsVerifiesAndIsIdempotent(t *testing.T) {
 		t.Fatal("joined file differs from the original")
 	}
 	noLeftovers(t, dir, "tiny.gguf")
+	if st, _ := os.Stat(res.Path); st.Mode().Perm() != 0o644 {
+		t.Fatalf("pulled model has mode %v, want 0644", st.Mode())
+	}
 
 	hits := fi.fileHits
 	res, err = Pull(context.Background(), m, dir, opts)
@@ -140,6 +143,9 @@ func TestPullFolder(t *testing.T) {
 		}
 	}
 	noLeftovers(t, dir, "mini")
+	if st, _ := os.Stat(res.Path); st.Mode().Perm() != 0o755 {
+		t.Fatalf("pulled folder has mode %v, want 0755", st.Mode())
+	}
 	// Damage one file: the whole folder is pulled again.
 	writeFile(t, res.Path, "config.json", []byte(`{"hidden_size": 999}`))
 	if res, err = Pull(context.Background(), m, dir, Options{Index: fi.index()}); err != nil || res.Already {

@@ -70,6 +70,9 @@ again. Progress bars are drawn when stderr is a terminal and --quiet is off.`,
 func pullOne(ctx context.Context, out io.Writer, m *models.Model, dir string, opts models.Options) error {
 	start := time.Now()
 	res, err := models.Pull(ctx, m, dir, opts)
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("pull of %s interrupted; run the same command again to resume", m.Name)
+	}
 	if err != nil {
 		return err
 	}
