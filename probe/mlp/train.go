@@ -24,7 +24,8 @@ type Config struct {
 	LRPatience int     `json:"lr_patience"`
 	LRFactor   float64 `json:"lr_factor"`
 	// StopAfter ends training after this many epochs in a row without a new
-	// best validation accuracy (20); the best epoch's weights are kept.
+	// best validation accuracy (20). The weights kept are those of the best
+	// validation accuracy, ties going to the lower validation loss.
 	StopAfter int    `json:"stop_after"`
 	Seed      uint64 `json:"seed"`
 	Threads   int    `json:"-"` // goroutines over hidden units; no effect on results
@@ -72,10 +73,9 @@ type Metrics struct {
 	FN        int     `json:"fn"`
 }
 
-// add counts one prediction.
-func (m *Metrics) add(pred, y int32, loss float64) {
+// Add counts one prediction (1 = critical) of a row of class y.
+func (m *Metrics) Add(pred, y int32) {
 	m.N++
-	m.Loss += loss
 	switch {
 	case pred == 1 && y == 1:
 		m.TP++
@@ -88,8 +88,8 @@ func (m *Metrics) add(pred, y int32, loss float64) {
 	}
 }
 
-// finish turns counts into rates.
-func (m *Metrics) finish() {
+// Finish turns the counts into rates (Loss becomes the mean).
+func (m *Metrics) Finish() {
 	if m.N == 0 {
 		return
 	}
@@ -121,7 +121,8 @@ func score(m *Metrics, logits []float32, y []int32, out int) {
 		for _, v := range l {
 			z += math.Exp(float64(v - mx))
 		}
-		m.add(pred, cls, float64(mx)+math.Log(z)-float64(l[cls]))
+		m.Loss += float64(mx) + math.Log(z) - float64(l[cls])
+		m.Add(pred, cls)
 	}
 }
 
@@ -135,7 +136,7 @@ func Evaluate(net *Net[float32], data Data, threads int) Metrics {
 		hi := min(lo+chunk, len(data.Y))
 		score(&m, net.Logits(data.X[lo*d:hi*d], &w, threads), data.Y[lo:hi], net.Out)
 	}
-	m.finish()
+	m.Finish()
 	return m
 }
 
@@ -229,7 +230,7 @@ func Train(cfg Config, d int, train, val Data, progress func(Epoch)) (*Result, e
 			score(&tm, work.logits, yb[:b], 2)
 			opt.Step(net.Params, grad, cfg.Threads)
 		}
-		tm.finish()
+		tm.Finish()
 		ep := Epoch{Epoch: epoch, LR: opt.LR, Train: tm, Val: Evaluate(net, val, cfg.Threads)}
 		res.History = append(res.History, ep)
 		res.Epochs = epoch
@@ -240,10 +241,15 @@ func Train(cfg Config, d int, train, val Data, progress func(Epoch)) (*Result, e
 		if sched.step(acc) {
 			opt.LR *= cfg.LRFactor
 		}
-		if acc > bestAcc {
-			bestAcc, since = acc, 0
+		// Keep the best accuracy; among equal accuracies the lower loss (the
+		// authors keep the first, which on easy data is a barely trained
+		// epoch whose p(critical) seldom clears the 0.7 unanimity bar).
+		if acc > bestAcc || (acc == bestAcc && ep.Val.Loss < res.Val.Loss) {
 			res.Net = &Net[float32]{In: d, Units: cfg.Units, Out: 2, Params: slices.Clone(net.Params)}
 			res.BestEpoch, res.Val, res.Train = epoch, ep.Val, ep.Train
+		}
+		if acc > bestAcc {
+			bestAcc, since = acc, 0
 		} else if since++; since >= cfg.StopAfter {
 			break
 		}
