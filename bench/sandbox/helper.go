@@ -1,0 +1,140 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// The sandbox starts its own executable under helperArg0 with the limits in
+// limitsEnv; the helper sets the resource limits on itself and then execs
+// the real command, so the limits hold from the command's first
+// instruction. Go cannot set rlimits for a child between fork and exec.
+const (
+	helperArg0 = "actor-sandbox-helper"
+	limitsEnv  = "ACTOR_SANDBOX_LIMITS"
+	probeArg   = "--probe"
+	// statusFD is the pipe on which a helper running as a PID namespace's
+	// init reports how the command ended.
+	statusFD = 3
+)
+
+func init() {
+	if len(os.Args) >= 2 && os.Args[0] == helperArg0 {
+		if v, ok := os.LookupEnv(limitsEnv); ok {
+			helperMain(v)
+		}
+	}
+}
+
+// helperMain applies the encoded limits and execs os.Args[1:]; it never
+// returns.
+func helperMain(encoded string) {
+	fail := func(err error) {
+		fmt.Fprintln(os.Stderr, "sandbox:", err)
+		os.Exit(127)
+	}
+	lim, err := decodeRlimits(encoded)
+	if err != nil {
+		fail(err)
+	}
+	for _, l := range lim {
+		rl := unix.Rlimit{Cur: l.value, Max: l.value}
+		if l.resource == unix.RLIMIT_CPU {
+			rl.Max = l.value + 1 // SIGXCPU first, SIGKILL one second later
+		}
+		if err := unix.Setrlimit(l.resource, &rl); err != nil {
+			fail(fmt.Errorf("setrlimit %d: %v", l.resource, err))
+		}
+	}
+	if os.Args[1] == probeArg {
+		os.Exit(0)
+	}
+	env := make([]string, 0, len(os.Environ()))
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, limitsEnv+"=") {
+			env = append(env, e)
+		}
+	}
+	if os.Getpid() == 1 {
+		runInit(os.Args[1], os.Args[1:], env)
+	}
+	syscall.CloseOnExec(statusFD)
+	fail(syscall.Exec(os.Args[1], os.Args[1:], env))
+}
+
+// runInit runs the command as a child of the helper, which stays the PID
+// namespace's init: the kernel ignores signals without a handler sent to an
+// init, so the command itself must not be one. It reports the command's end
+// on statusFD and exits with it; the namespace's other processes die with
+// the helper. It never returns.
+func runInit(path string, argv, env []string) {
+	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{Env: env, Files: []uintptr{0, 1, 2}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sandbox:", err)
+		os.Exit(127)
+	}
+	status := os.NewFile(statusFD, "status")
+	for {
+		var ws syscall.WaitStatus
+		wpid, err := syscall.Wait4(-1, &ws, 0, nil)
+		if err == syscall.EINTR || (err == nil && wpid != pid) {
+			continue
+		}
+		if err != nil {
+			os.Exit(127)
+		}
+		if ws.Signaled() {
+			fmt.Fprintf(status, "signal %d\n", int(ws.Signal()))
+			os.Exit(128 + int(ws.Signal()))
+		}
+		fmt.Fprintf(status, "exit %d\n", ws.ExitStatus())
+		os.Exit(ws.ExitStatus())
+	}
+}
+
+type rlimit struct {
+	resource int
+	value    uint64
+}
+
+// rlimitOrder names the resources in the order of the encoding.
+var rlimitOrder = []int{unix.RLIMIT_AS, unix.RLIMIT_CPU, unix.RLIMIT_NPROC, unix.RLIMIT_FSIZE}
+
+// encodeRlimits writes address space, CPU seconds, processes and file size
+// (0 = unlimited) as a colon-separated list.
+func encodeRlimits(l Limits) string {
+	cpu := uint64(0)
+	if l.CPU > 0 {
+		cpu = uint64((l.CPU + 999_999_999) / 1_000_000_000)
+	}
+	vals := []uint64{l.AddressSpace, cpu, l.Processes, l.FileSize}
+	parts := make([]string, len(vals))
+	for i, v := range vals {
+		parts[i] = strconv.FormatUint(v, 10)
+	}
+	return strings.Join(parts, ":")
+}
+
+// decodeRlimits reads encodeRlimits' format, leaving out zero values.
+func decodeRlimits(s string) ([]rlimit, error) {
+	parts := strings.Split(s, ":")
+	if len(parts) != len(rlimitOrder) {
+		return nil, fmt.Errorf("bad %s %q", limitsEnv, s)
+	}
+	var out []rlimit
+	for i, p := range parts {
+		v, err := strconv.ParseUint(p, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("bad %s %q", limitsEnv, s)
+		}
+		if v > 0 {
+			out = append(out, rlimit{rlimitOrder[i], v})
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,460 @@
+// Package sandbox runs untrusted generated code: each run gets its own
+// process group, a wall-clock limit that kills the whole process tree,
+// rlimits on address space, CPU time, processes and file size, a private
+// network namespace (no network) and PID namespace where the machine allows
+// them, and — when started as root — a dedicated unprivileged user id per
+// worker slot, so a candidate cannot delete or change files outside the
+// folder handed to it and a fork bomb hits its process limit. Combined
+// stdout and stderr are captured up to a cap.
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"time"
+)
+
+// Limits bounds one run.
+type Limits struct {
+	// Timeout is the wall-clock limit; the whole process tree is killed at
+	// it. Zero means none.
+	Timeout time.Duration
+	// AddressSpace is RLIMIT_AS in bytes (0 = none).
+	AddressSpace uint64
+	// CPU is RLIMIT_CPU, rounded up to whole seconds (0 = none).
+	CPU time.Duration
+	// Processes is RLIMIT_NPROC: processes and threads the run may have
+	// (0 = none).
+	Processes uint64
+	// FileSize is RLIMIT_FSIZE in bytes (0 = none).
+	FileSize uint64
+	// Output is how many bytes of combined stdout and stderr are kept.
+	Output int
+}
+
+// DefaultLimits returns the limits used for benchmark runs: the given wall
+// clock and the same CPU time, 4 GiB of address space, 64 processes, 256 MiB
+// files and 64 KiB of output.
+func DefaultLimits(timeout time.Duration) Limits {
+	return Limits{
+		Timeout:      timeout,
+		AddressSpace: 4 << 30,
+		CPU:          timeout,
+		Processes:    64,
+		FileSize:     256 << 20,
+		Output:       64 << 10,
+	}
+}
+
+// Isolation says which protections a Sandbox could set up here.
+type Isolation struct {
+	// UID: runs as a dedicated unprivileged user id per slot (root only),
+	// which makes the process limit effective and files of other users
+	// (root's included) read-only to the candidate.
+	UID bool
+	// User: runs in a user namespace (when not root).
+	User bool
+	// Network: runs in a new network namespace without interfaces.
+	Network bool
+	// PID: runs in a new PID namespace, so every process of the run dies
+	// with its first one.
+	PID bool
+}
+
+// ProtectsFiles reports whether candidates cannot modify files outside the
+// folders given to them.
+func (i Isolation) ProtectsFiles() bool { return i.UID }
+
+// Command is one program to run in the sandbox.
+type Command struct {
+	// Path is the absolute path of the program; Args its arguments
+	// (without argv[0]).
+	Path string
+	Args []string
+	// Dir is the working directory; Env the complete environment.
+	Dir string
+	Env []string
+	// Limits bounds the run.
+	Limits Limits
+	// Slot is the worker's index (0..); with UID isolation each slot runs
+	// as its own user id.
+	Slot int
+}
+
+// Result is what happened to a run.
+type Result struct {
+	// Exit is the exit status, or -1 when the process was killed by a
+	// signal or did not start.
+	Exit int
+	// Signal is the signal that ended the process, or 0.
+	Signal syscall.Signal
+	// TimedOut reports that the wall-clock limit killed the run.
+	TimedOut bool
+	// Canceled reports that the context ended the run.
+	Canceled bool
+	// Duration is the wall time of the run.
+	Duration time.Duration
+	// Output is the captured stdout and stderr; Truncated says bytes were
+	// dropped from its middle.
+	Output    []byte
+	Truncated bool
+	// Err is set when the command could not be started.
+	Err error
+}
+
+// UIDBase is the first user id given to slots under UID isolation.
+const UIDBase = 61000
+
+// Sandbox runs commands under the isolation this machine allows.
+type Sandbox struct {
+	exe      string
+	iso      Isolation
+	warnings []string
+	copyDir  string // folder of a world-executable copy of exe, if made
+}
+
+// New probes which isolation works here and returns a Sandbox using the
+// strongest. Every protection that could not be set up is described in
+// Warnings.
+func New() (*Sandbox, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: cannot find own executable: %v", err)
+	}
+	if exe, err = filepath.EvalSymlinks(exe); err != nil {
+		return nil, fmt.Errorf("sandbox: %v", err)
+	}
+	s := &Sandbox{exe: exe}
+	var tries []Isolation
+	if os.Geteuid() == 0 {
+		// A sandbox user must be able to reach the helper executable before
+		// its capabilities take effect.
+		if !worldExecutable(exe) {
+			if err := s.copyExe(); err != nil {
+				return nil, err
+			}
+		}
+		tries = []Isolation{
+			{UID: true, Network: true, PID: true},
+			{UID: true, Network: true},
+			{UID: true},
+			{Network: true, PID: true},
+			{},
+		}
+	} else {
+		tries = []Isolation{
+			{User: true, Network: true, PID: true},
+			{User: true, Network: true},
+			{},
+		}
+	}
+	var lastErr error
+	for _, iso := range tries {
+		s.iso = iso
+		if lastErr = s.probe(); lastErr == nil {
+			break
+		}
+		s.warnings = append(s.warnings, fmt.Sprintf("isolation %+v unavailable: %v", iso, lastErr))
+	}
+	if lastErr != nil {
+		return nil, fmt.Errorf("sandbox: cannot start %s even without isolation: %v", exe, lastErr)
+	}
+	if !s.iso.Network {
+		s.warnings = append(s.warnings, "no network namespace could be created: candidates can open network connections")
+	}
+	if !s.iso.PID {
+		s.warnings = append(s.warnings, "no PID namespace could be created: processes that leave the process group can outlive a run unless they run under a sandbox user id")
+	}
+	if !s.iso.ProtectsFiles() {
+		s.warnings = append(s.warnings, "not running as root: candidates run as this user and can change files this user owns")
+	}
+	return s, nil
+}
+
+// Close removes the helper copy New may have made.
+func (s *Sandbox) Close() error {
+	if s.copyDir == "" {
+		return nil
+	}
+	return os.RemoveAll(s.copyDir)
+}
+
+// worldExecutable reports whether any user can execute path: the file and
+// every folder above it grant execute permission to others.
+func worldExecutable(path string) bool {
+	for p := path; ; p = filepath.Dir(p) {
+		st, err := os.Stat(p)
+		if err != nil || st.Mode().Perm()&0o001 == 0 {
+			return false
+		}
+		if p == filepath.Dir(p) {
+			return true
+		}
+	}
+}
+
+// copyExe copies the helper executable into a folder anyone can enter.
+func (s *Sandbox) copyExe() error {
+	dir, err := os.MkdirTemp("", "actor-sandbox-")
+	if err != nil {
+		return err
+	}
+	dst := filepath.Join(dir, "helper")
+	err = os.Chmod(dir, 0o755)
+	if err == nil {
+		err = copyFile(s.exe, dst, 0o755)
+	}
+	if err != nil || !worldExecutable(dst) {
+		os.RemoveAll(dir)
+		return fmt.Errorf("sandbox: cannot make a helper copy that any user can run in %s: %v", dir, err)
+	}
+	s.exe, s.copyDir = dst, dir
+	return nil
+}
+
+// copyFile copies src to a new file dst with mode perm.
+func copyFile(src, dst string, perm os.FileMode) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// Isolation returns the protections in force.
+func (s *Sandbox) Isolation() Isolation { return s.iso }
+
+// Warnings describes the protections that could not be set up.
+func (s *Sandbox) Warnings() []string { return s.warnings }
+
+// UID returns the user id slot runs as, or -1 without UID isolation.
+func (s *Sandbox) UID(slot int) int {
+	if !s.iso.UID {
+		return -1
+	}
+	return UIDBase + slot
+}
+
+// WorkRoot creates a folder under parent (the system's temporary folder
+// when empty) for runs' working directories. The sandbox users can pass
+// through it (mode 0711) but not list it; parent and the folders above it
+// must let others pass as well.
+func WorkRoot(parent string) (string, error) {
+	dir, err := os.MkdirTemp(parent, "actor-bench-")
+	if err != nil {
+		return "", err
+	}
+	if err := os.Chmod(dir, 0o711); err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	return dir, nil
+}
+
+// Own makes dir and everything in it belong to slot's user id, so the run
+// can write there; without UID isolation it does nothing.
+func (s *Sandbox) Own(dir string, slot int) error {
+	uid := s.UID(slot)
+	if uid < 0 {
+		return nil
+	}
+	return filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, uid, uid)
+	})
+}
+
+// probe starts the helper in probe mode under the current isolation.
+func (s *Sandbox) probe() error {
+	dir, err := os.MkdirTemp("", "actor-sandbox-probe-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	if err := s.Own(dir, 0); err != nil {
+		return err
+	}
+	r := s.Run(context.Background(), Command{Path: probeArg, Dir: dir, Limits: DefaultLimits(20 * time.Second)})
+	if r.Err != nil {
+		return r.Err
+	}
+	if r.Exit != 0 {
+		return fmt.Errorf("probe exited with %d: %s", r.Exit, r.Output)
+	}
+	return nil
+}
+
+// Run runs c and returns what happened; it returns when every process of
+// the run is gone or, without PID or UID isolation, after a short grace
+// period.
+func (s *Sandbox) Run(ctx context.Context, c Command) Result {
+	lim := c.Limits
+	if !s.iso.UID && lim.Processes > 0 {
+		// The limit counts all processes of the real user id.
+		lim.Processes += uint64(countUID(os.Getuid()))
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return Result{Exit: -1, Err: err}
+	}
+	defer pr.Close()
+	sr, sw, err := os.Pipe()
+	if err != nil {
+		pw.Close()
+		return Result{Exit: -1, Err: err}
+	}
+	defer sr.Close()
+	cmd := &exec.Cmd{
+		Path:        s.exe,
+		Args:        append([]string{helperArg0, c.Path}, c.Args...),
+		Env:         append(append([]string{}, c.Env...), limitsEnv+"="+encodeRlimits(lim)),
+		Dir:         c.Dir,
+		Stdout:      pw,
+		Stderr:      pw,
+		ExtraFiles:  []*os.File{sw}, // statusFD
+		SysProcAttr: s.attr(c.Slot),
+	}
+	start := time.Now()
+	// The parent-death signal follows the thread that forked the child;
+	// Go keeps unlocked threads alive, so locking only around Start is
+	// enough.
+	runtime.LockOSThread()
+	err = cmd.Start()
+	runtime.UnlockOSThread()
+	pw.Close()
+	sw.Close()
+	if err != nil {
+		return Result{Exit: -1, Err: err}
+	}
+	out := newCapture(lim.Output)
+	copied := make(chan struct{})
+	go func() {
+		out.readFrom(pr)
+		close(copied)
+	}()
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+
+	var timer <-chan time.Time
+	if lim.Timeout > 0 {
+		t := time.NewTimer(lim.Timeout)
+		defer t.Stop()
+		timer = t.C
+	}
+	res := Result{}
+	select {
+	case err = <-waited:
+	case <-timer:
+		res.TimedOut = true
+		s.kill(cmd.Process.Pid, c.Slot)
+		err = <-waited
+	case <-ctx.Done():
+		res.Canceled = true
+		s.kill(cmd.Process.Pid, c.Slot)
+		err = <-waited
+	}
+	res.Duration = time.Since(start)
+	s.killGroup(cmd.Process.Pid, c.Slot) // stragglers of a finished run
+	select {
+	case <-copied:
+	case <-time.After(2 * time.Second):
+		pr.Close() // a process outside our reach still holds the pipe
+		<-copied
+	}
+	res.Output, res.Truncated = out.bytes()
+	res.Exit = -1
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		res.Exit = 0
+	case errors.As(err, &ee):
+		ws := ee.Sys().(syscall.WaitStatus)
+		if ws.Signaled() {
+			res.Signal = ws.Signal()
+		} else {
+			res.Exit = ws.ExitStatus()
+		}
+	default:
+		res.Err = err
+		return res
+	}
+	// A helper that was a PID namespace's init reports the command's end.
+	sr.SetReadDeadline(time.Now().Add(time.Second))
+	var kind string
+	var n int
+	if b, _ := io.ReadAll(sr); len(b) > 0 {
+		if _, err := fmt.Sscanf(string(b), "%s %d", &kind, &n); err == nil {
+			switch kind {
+			case "exit":
+				res.Exit, res.Signal = n, 0
+			case "signal":
+				res.Exit, res.Signal = -1, syscall.Signal(n)
+			}
+		}
+	}
+	return res
+}
+
+// attr returns the process attributes for slot under the current isolation.
+func (s *Sandbox) attr(slot int) *syscall.SysProcAttr {
+	a := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if s.iso.Network {
+		a.Cloneflags |= syscall.CLONE_NEWNET
+	}
+	if s.iso.PID {
+		a.Cloneflags |= syscall.CLONE_NEWPID
+	}
+	if s.iso.UID {
+		uid := uint32(s.UID(slot))
+		a.Credential = &syscall.Credential{Uid: uid, Gid: uid, Groups: []uint32{}}
+		// Read and search access everywhere (interpreters under /root),
+		// no write access beyond what the sandbox user owns.
+		a.AmbientCaps = []uintptr{capDacReadSearch}
+	}
+	if s.iso.User {
+		uid, gid := os.Getuid(), os.Getgid()
+		a.Cloneflags |= syscall.CLONE_NEWUSER
+		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+		a.GidMappingsEnableSetgroups = false
+	}
+	return a
+}
+
+// capDacReadSearch is CAP_DAC_READ_SEARCH.
+const capDacReadSearch = 2
+
+// kill ends every process of a run whose first process pid has not been
+// reaped yet: that process (and with it its PID namespace) and killGroup.
+func (s *Sandbox) kill(pid, slot int) {
+	syscall.Kill(pid, syscall.SIGKILL)
+	s.killGroup(pid, slot)
+}
+
+// killGroup kills the run's process group (its id stays reserved while a
+// member lives, so it is safe after the first process was reaped) and,
+// under UID isolation, every process of the slot's user id.
+func (s *Sandbox) killGroup(pgid, slot int) {
+	syscall.Kill(-pgid, syscall.SIGKILL)
+	if uid := s.UID(slot); uid >= 0 {
+		killUID(uid)
+	}
+}

@@ -1,0 +1,325 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var box *Sandbox
+
+func TestMain(m *testing.M) {
+	var err error
+	if box, err = New(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Fprintf(os.Stderr, "sandbox isolation: %+v\n", box.Isolation())
+	for _, w := range box.Warnings() {
+		fmt.Fprintln(os.Stderr, "sandbox warning:", w)
+	}
+	code := m.Run()
+	box.Close()
+	os.Exit(code)
+}
+
+// python returns the absolute path of the real python3 interpreter (not a
+// shim script).
+func python(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		t.Fatalf("python3 is required: %v", err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// workdir returns a folder the slot's user may write.
+func workdir(t *testing.T, slot int) string {
+	t.Helper()
+	dir := tempRoot(t)
+	if err := box.Own(dir, slot); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// tempRoot returns a new folder that any user can pass through.
+func tempRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := WorkRoot("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// runPy runs a Python snippet in the sandbox.
+func runPy(t *testing.T, code string, lim Limits) Result {
+	t.Helper()
+	dir := workdir(t, 0)
+	return box.Run(context.Background(), Command{
+		Path:   python(t),
+		Args:   []string{"-c", code},
+		Dir:    dir,
+		Env:    []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "TMPDIR=" + dir},
+		Limits: lim,
+	})
+}
+
+func TestExitAndOutput(t *testing.T) {
+	r := box.Run(context.Background(), Command{
+		Path: "/bin/sh", Args: []string{"-c", "echo out; echo err >&2; exit 3"},
+		Dir: workdir(t, 1), Limits: DefaultLimits(10 * time.Second), Slot: 1,
+	})
+	if r.Err != nil || r.Exit != 3 || r.Passed() || r.Reason() != "exit status 3" {
+		t.Fatalf("result %+v reason %q", r, r.Reason())
+	}
+	if !bytes.Contains(r.Output, []byte("out\n")) || !bytes.Contains(r.Output, []byte("err\n")) {
+		t.Fatalf("output %q", r.Output)
+	}
+	r = box.Run(context.Background(), Command{Path: "/nonexistent", Dir: workdir(t, 0), Limits: DefaultLimits(time.Second)})
+	if r.Passed() || r.Exit != 127 || !bytes.Contains(r.Output, []byte("no such file")) {
+		t.Fatalf("missing program: %+v %q", r, r.Output)
+	}
+}
+
+// TestTimeoutKillsTree runs a process that starts a background child and a
+// child that escapes into its own session, then loops forever: the limit
+// kills all of them.
+func TestTimeoutKillsTree(t *testing.T) {
+	dir := workdir(t, 0)
+	start := time.Now()
+	r := box.Run(context.Background(), Command{
+		Path:   "/bin/sh",
+		Args:   []string{"-c", "sleep 300 & echo $! > bg.pid; setsid sleep 301 & while :; do :; done"},
+		Dir:    dir,
+		Limits: DefaultLimits(time.Second),
+	})
+	if !r.TimedOut || r.Passed() || !strings.HasPrefix(r.Reason(), "timeout: killed after 1") {
+		t.Fatalf("result %+v reason %q", r, r.Reason())
+	}
+	if d := time.Since(start); d > 8*time.Second {
+		t.Fatalf("run took %s", d)
+	}
+	if iso := box.Isolation(); iso.PID || iso.UID {
+		if out, _ := exec.Command("pgrep", "-f", "sleep 30[01]").Output(); len(bytes.TrimSpace(out)) > 0 {
+			t.Fatalf("processes survived the run: %s", out)
+		}
+	}
+}
+
+func TestCPULimit(t *testing.T) {
+	lim := DefaultLimits(20 * time.Second)
+	lim.CPU = time.Second
+	r := runPy(t, "while True: pass", lim)
+	if r.Signal != syscall.SIGXCPU || r.Reason() != "CPU time limit exceeded (SIGXCPU)" || r.Duration > 10*time.Second {
+		t.Fatalf("result %+v reason %q", r, r.Reason())
+	}
+}
+
+// TestMemory allocates 50 GB: the address-space limit turns it into a
+// MemoryError instead of an out-of-memory machine.
+func TestMemory(t *testing.T) {
+	r := runPy(t, "x = bytearray(50 * 1024**3)\nprint('allocated')", DefaultLimits(30*time.Second))
+	if r.Passed() || !bytes.Contains(r.Output, []byte("MemoryError")) || bytes.Contains(r.Output, []byte("allocated")) {
+		t.Fatalf("result %+v output %q", r, r.Output)
+	}
+}
+
+func TestFileSize(t *testing.T) {
+	lim := DefaultLimits(20 * time.Second)
+	lim.FileSize = 1 << 20
+	r := runPy(t, "open('big', 'wb').write(b'x' * (4 << 20))", lim)
+	if r.Passed() || !bytes.Contains(r.Output, []byte("File too large")) {
+		t.Fatalf("result %+v output %q", r, r.Output)
+	}
+}
+
+// TestForkBomb runs a fork bomb: the process limit stops it, the timeout
+// ends it and nothing of it survives.
+func TestForkBomb(t *testing.T) {
+	bomb := "import os, time\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        time.sleep(0.01)\n"
+	start := time.Now()
+	r := runPy(t, bomb, DefaultLimits(3*time.Second))
+	if r.Passed() || !r.TimedOut {
+		t.Fatalf("result %+v output %q", r, r.Output)
+	}
+	if d := time.Since(start); d > 15*time.Second {
+		t.Fatalf("run took %s", d)
+	}
+	if uid := box.UID(0); uid >= 0 {
+		if n := countUID(uid); n != 0 {
+			t.Fatalf("%d processes of uid %d survived", n, uid)
+		}
+	}
+	// The machine still works: a new run passes.
+	if r := runPy(t, "print(1)", DefaultLimits(20*time.Second)); !r.Passed() {
+		t.Fatalf("run after the fork bomb: %+v %q", r, r.Output)
+	}
+}
+
+// TestNetwork has a candidate connect to a listener of this process.
+func TestNetwork(t *testing.T) {
+	if !box.Isolation().Network {
+		if os.Getenv("ACTOR_REQUIRE_SANDBOX") == "1" {
+			t.Fatal("no network namespace on this machine")
+		}
+		t.Skip("no network namespace on this machine (ACTOR_REQUIRE_SANDBOX=1 makes this fail)")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan bool, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			c.Close()
+		}
+		accepted <- err == nil
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	code := fmt.Sprintf("import socket\nsocket.create_connection(('127.0.0.1', %d), timeout=5)\nprint('connected')", port)
+	r := runPy(t, code, DefaultLimits(20*time.Second))
+	if r.Passed() || bytes.Contains(r.Output, []byte("connected")) {
+		t.Fatalf("connection succeeded: %+v %q", r, r.Output)
+	}
+	ln.Close()
+	if <-accepted {
+		t.Fatal("the listener accepted a connection from the sandbox")
+	}
+	r = runPy(t, "import socket\nsocket.create_connection(('1.1.1.1', 80), timeout=5)", DefaultLimits(20*time.Second))
+	if r.Passed() || !bytes.Contains(r.Output, []byte("Network is unreachable")) {
+		t.Fatalf("outside connection: %+v %q", r, r.Output)
+	}
+}
+
+// TestFilesOutside has a candidate delete a folder and overwrite a file
+// outside its working directory.
+func TestFilesOutside(t *testing.T) {
+	if !box.Isolation().ProtectsFiles() {
+		if os.Getenv("ACTOR_REQUIRE_SANDBOX") == "1" {
+			t.Fatal("files outside the work folder are not protected on this machine")
+		}
+		t.Skip("files are protected only when running as root (ACTOR_REQUIRE_SANDBOX=1 makes this fail)")
+	}
+	outside := tempRoot(t)
+	os.Chmod(outside, 0o755)
+	os.MkdirAll(filepath.Join(outside, "keep", "sub"), 0o755)
+	os.WriteFile(filepath.Join(outside, "keep", "sub", "f.txt"), []byte("data"), 0o644)
+	os.WriteFile(filepath.Join(outside, "victim.txt"), []byte("data"), 0o666&^0o002)
+	code := fmt.Sprintf("import shutil, os\nerrs = []\ntry:\n    shutil.rmtree(%q)\nexcept OSError as e:\n    errs.append(e)\ntry:\n    open(%q, 'w').write('x')\nexcept OSError as e:\n    errs.append(e)\nprint(errs)\nassert not errs\n",
+		filepath.Join(outside, "keep"), filepath.Join(outside, "victim.txt"))
+	r := runPy(t, code, DefaultLimits(20*time.Second))
+	if r.Passed() || !bytes.Contains(r.Output, []byte("Permission denied")) {
+		t.Fatalf("result %+v output %q", r, r.Output)
+	}
+	if b, err := os.ReadFile(filepath.Join(outside, "keep", "sub", "f.txt")); err != nil || string(b) != "data" {
+		t.Fatalf("file outside was deleted: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "victim.txt")); string(b) != "data" {
+		t.Fatalf("file outside was overwritten: %q", b)
+	}
+}
+
+func TestOutputCap(t *testing.T) {
+	lim := DefaultLimits(20 * time.Second)
+	lim.Output = 1000
+	r := runPy(t, "import sys\nsys.stdout.write('A' * 100000 + 'END')", lim)
+	if !r.Passed() || !r.Truncated || len(r.Output) > 1100 || !bytes.HasSuffix(r.Output, []byte("END")) || !bytes.HasPrefix(r.Output, []byte("AAA")) {
+		t.Fatalf("result %+v, %d bytes kept", r, len(r.Output))
+	}
+}
+
+func TestCancel(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	r := box.Run(ctx, Command{Path: "/bin/sleep", Args: []string{"60"}, Dir: workdir(t, 0), Limits: DefaultLimits(time.Minute)})
+	if !r.Canceled || r.Passed() || r.Reason() != "canceled" {
+		t.Fatalf("result %+v", r)
+	}
+}
+
+func TestRlimitEncoding(t *testing.T) {
+	l := Limits{AddressSpace: 5, CPU: 1500 * time.Millisecond, FileSize: 7}
+	got, err := decodeRlimits(encodeRlimits(l))
+	if err != nil || len(got) != 3 || got[1].value != 2 || got[2].value != 7 {
+		t.Fatalf("decoded %+v, %v", got, err)
+	}
+	for _, bad := range []string{"", "1:2:3", "a:1:1:1"} {
+		if _, err := decodeRlimits(bad); err == nil {
+			t.Errorf("decoded %q", bad)
+		}
+	}
+	if strconv.Itoa(UIDBase) != "61000" {
+		t.Fatal("UIDBase changed")
+	}
+}
+
+// TestModes runs the same checks under every isolation this machine can set
+// up, so the fallbacks used on other machines are exercised too.
+func TestModes(t *testing.T) {
+	modes := []Isolation{{Network: true, PID: true}, {User: true, Network: true, PID: true}, {User: true}, {}}
+	if os.Geteuid() == 0 {
+		modes = append(modes, Isolation{UID: true, Network: true, PID: true}, Isolation{UID: true})
+	}
+	for _, iso := range modes {
+		s := &Sandbox{exe: box.exe, iso: iso}
+		if err := s.probe(); err != nil {
+			t.Logf("%+v unavailable here: %v", iso, err)
+			continue
+		}
+		t.Run(fmt.Sprintf("%+v", iso), func(t *testing.T) {
+			dir := tempRoot(t)
+			s.Own(dir, 2)
+			r := s.Run(context.Background(), Command{
+				Path:   "/bin/sh",
+				Args:   []string{"-c", "echo $$ > main.pid; sleep 302 & echo $! > bg.pid; kill -TERM $$; echo survived"},
+				Dir:    dir,
+				Limits: DefaultLimits(10 * time.Second),
+				Slot:   2,
+			})
+			if r.Signal != syscall.SIGTERM || r.Reason() != "killed by signal terminated" || bytes.Contains(r.Output, []byte("survived")) {
+				t.Fatalf("self-kill: %+v %q", r, r.Output)
+			}
+			r = s.Run(context.Background(), Command{
+				Path:   "/bin/sh",
+				Args:   []string{"-c", "sleep 303 & echo $! > a.pid; setsid sleep 304 & echo $! > b.pid; while :; do :; done"},
+				Dir:    dir,
+				Limits: DefaultLimits(time.Second),
+				Slot:   2,
+			})
+			if !r.TimedOut {
+				t.Fatalf("loop: %+v", r)
+			}
+			time.Sleep(100 * time.Millisecond)
+			out, _ := exec.Command("pgrep", "-f", "sleep 30[234]").Output()
+			left := len(bytes.TrimSpace(out)) > 0
+			if iso.PID || iso.UID {
+				if left {
+					t.Fatalf("processes survived: %s", out)
+				}
+			} else {
+				// Without either namespace the stragglers are ours to end.
+				for _, f := range []string{"a.pid", "b.pid"} {
+					b, _ := os.ReadFile(filepath.Join(dir, f))
+					if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+						syscall.Kill(pid, syscall.SIGKILL)
+					}
+				}
+			}
+		})
+	}
+}
