@@ -70,20 +70,6 @@ func (s *spmScratch) pop() spmCand {
 	return top
 }
 
-// utf8Len is the length of a UTF-8 sequence by its first byte, as llama.cpp
-// computes it (no validation: a stray continuation byte counts as one).
-func utf8Len(b byte) int {
-	switch b >> 4 {
-	case 0xC, 0xD:
-		return 2
-	case 0xE:
-		return 3
-	case 0xF:
-		return 4
-	}
-	return 1
-}
-
 // spmBytes finds the byte-fallback token of every byte: "<0xXX>", else the
 // one-byte text itself, else the unknown token (-1 if none).
 func spmBytes(byText map[string]int32, unk int32) [256]int32 {
@@ -111,7 +97,7 @@ func (t *Tokenizer) encodeSPM(frag string, prefixSpace bool, out []int32) []int3
 		frag = " " + frag
 	}
 	text := strings.ReplaceAll(frag, " ", "▁")
-	if !t.spmChunks || !utf8.ValidString(text) {
+	if !t.spmChunks {
 		return t.mergeSPM(text, out)
 	}
 	for start := 0; start < len(text); {
@@ -148,8 +134,9 @@ func spmChunkable(texts []string) bool {
 	return true
 }
 
-// mergeSPM appends the tokens of escaped text: each UTF-8 character starts
-// as one symbol, and the adjacent pair whose joined text is the
+// mergeSPM appends the tokens of escaped text: each UTF-8 character (each
+// byte of invalid UTF-8, where llama.cpp would swallow the following bytes
+// and garble the text) starts as one symbol, and the adjacent pair whose joined text is the
 // highest-scored vocabulary token is merged until none is left. Symbols
 // that are not tokens are emitted as byte tokens.
 func (t *Tokenizer) mergeSPM(text string, out []int32) []int32 {
@@ -160,7 +147,7 @@ func (t *Tokenizer) mergeSPM(text string, out []int32) []int32 {
 	defer spmPool.Put(s)
 	syms, n := s.syms[:0], int32(0)
 	for off := 0; off < len(text); {
-		l := min(utf8Len(text[off]), len(text)-off)
+		_, l := utf8.DecodeRuneInString(text[off:])
 		syms = append(syms, spmSym{start: int32(off), n: int32(l), prev: n - 1, next: n + 1})
 		off += l
 		n++
