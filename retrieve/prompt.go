@@ -1,0 +1,121 @@
+package retrieve
+
+import (
+	"fmt"
+	"strings"
+)
+
+// TokenCounter is the generator's tokenizer as the prompt builder needs it:
+// the number of tokens the model would see for a text encoded on its own.
+// The authors' code counts with the Hugging Face tokenizer's encode, which
+// adds the BOS token for DeepSeek-Coder; implementations choose what to
+// count and should say so.
+type TokenCounter interface {
+	CountTokens(text string) (int, error)
+}
+
+// Budget limits the retrieved context of a prompt.
+type Budget struct {
+	// MaxTokens: a block is accepted only while the running total of block
+	// tokens stays strictly under it.
+	MaxTokens int
+	// MaxBlocks caps the number of blocks.
+	MaxBlocks int
+}
+
+// DefaultBudget is the authors' 1000 generator tokens and 10 blocks.
+var DefaultBudget = Budget{MaxTokens: 1000, MaxBlocks: 10}
+
+// Prompt is an assembled prompt and the blocks it shows, in prompt order.
+type Prompt struct {
+	Text   string
+	Blocks []Result
+}
+
+// commented prefixes every line of text with "# ".
+func commented(text string) string {
+	if text == "" {
+		return ""
+	}
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		lines[i] = "# " + l
+	}
+	return strings.Join(lines, "\n")
+}
+
+// choose walks results best first and keeps each rendered block that fits
+// the budget (a block that does not fit is skipped, the next may still
+// fit), stopping at MaxBlocks; used starts the running total.
+func choose(results []Result, render func(Result) string, tc TokenCounter, b Budget, used int) ([]Result, []string, error) {
+	var kept []Result
+	var texts []string
+	for _, r := range results {
+		if len(kept) >= b.MaxBlocks {
+			break
+		}
+		block := render(r)
+		n, err := tc.CountTokens(block)
+		if err != nil {
+			return nil, nil, fmt.Errorf("counting prompt tokens: %w", err)
+		}
+		if used+n < b.MaxTokens {
+			kept = append(kept, r)
+			texts = append(texts, block)
+			used += n
+		}
+	}
+	return kept, texts, nil
+}
+
+// actorBlock renders a block as ACToR does: "# file path: {path}", a blank
+// line, then the block's lines commented out.
+func actorBlock(r Result) string {
+	return "# file path: " + r.Path + "\n\n" + commented(r.Text)
+}
+
+// ACToRPrompt assembles the ACToR prompt: the retrieved blocks best first
+// (farthest from the code) joined by blank lines, then
+// "\n\n# file path: {targetPath}\n\n" and the target's signature and
+// docstring. results must be ordered best first.
+func ACToRPrompt(results []Result, targetPath, targetPrompt string, tc TokenCounter, b Budget) (Prompt, error) {
+	kept, blocks, err := choose(results, actorBlock, tc, b, 0)
+	if err != nil {
+		return Prompt{}, err
+	}
+	text := strings.Join(blocks, "\n\n") + "\n\n# file path: " + targetPath + "\n\n" + targetPrompt
+	return Prompt{Text: text, Blocks: kept}, nil
+}
+
+// repoCoderRule separates RepoCoder's fragments.
+var repoCoderRule = "# " + strings.Repeat("-", 50)
+
+// RepoCoderHeader opens RepoCoder's retrieved context.
+var RepoCoderHeader = "# Here are some relevant code fragments from other files of the repo:\n" + repoCoderRule + "\n"
+
+// repoCoderBlock renders a fragment as RepoCoder does.
+func repoCoderBlock(r Result) string {
+	return "# the below code fragment can be found in:\n# " + r.Path + "\n" + repoCoderRule + "\n" +
+		commented(r.Text) + "\n" + repoCoderRule + "\n"
+}
+
+// RepoCoderPrompt assembles RepoCoder's prompt: the header, the chosen
+// fragments in ascending similarity (the best next to the code), a newline
+// and the prompt. Blocks are chosen best first under the budget, which
+// starts with the header's own tokens (RepoCoder charges a fixed 20).
+// results must be ordered best first.
+func RepoCoderPrompt(results []Result, prompt string, tc TokenCounter, b Budget) (Prompt, error) {
+	head, err := tc.CountTokens(RepoCoderHeader)
+	if err != nil {
+		return Prompt{}, fmt.Errorf("counting prompt tokens: %w", err)
+	}
+	kept, blocks, err := choose(results, repoCoderBlock, tc, b, head)
+	if err != nil {
+		return Prompt{}, err
+	}
+	for i, j := 0, len(kept)-1; i < j; i, j = i+1, j-1 {
+		kept[i], kept[j] = kept[j], kept[i]
+		blocks[i], blocks[j] = blocks[j], blocks[i]
+	}
+	return Prompt{Text: RepoCoderHeader + strings.Join(blocks, "") + "\n" + prompt, Blocks: kept}, nil
+}

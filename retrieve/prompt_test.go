@@ -1,0 +1,109 @@
+package retrieve
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"actor/index"
+)
+
+// wordCounter counts whitespace-separated words: easy to work by hand.
+type wordCounter struct{}
+
+func (wordCounter) CountTokens(s string) (int, error) { return len(strings.Fields(s)), nil }
+
+func res(path, text string, score float64) Result {
+	return Result{Candidate: index.Candidate{Path: path, Start: 1, End: strings.Count(text, "\n") + 1, Text: text}, Score: score}
+}
+
+// Blocks best first, with their word counts as rendered by ACToR:
+// "# file path: P" is 4 words, each code line adds "#" and its words.
+var ranked = []Result{
+	res("a.py", "def f():\n    return 1", 0.9),          // 4 + 3 + 3 = 10 -> 10
+	res("b.py", "x = 1\ny = 2\nz = 3\nw = 4\nv = 5", 0.8), // 4 + 20 = 24 -> 34 >= 30: skip
+	res("c.py", "import os", 0.7),                         // 4 + 3 = 7 -> 17
+	res("d.py", "pass", 0.6),                              // 4 + 2 = 6 -> 23
+	res("e.py", "a b c", 0.5),                             // 4 + 4 = 8 -> 31: skip
+	res("f.py", "q", 0.4),                                 // 6 -> 29 < 30: keep
+	res("g.py", "q2", 0.3),                                // 6 -> 35: skip
+}
+
+const target = "def target(x):\n    \"\"\"Doc.\"\"\"\n"
+
+func TestACToRPromptBudgetSkipsNotStops(t *testing.T) {
+	p, err := ACToRPrompt(ranked, "pkg/t.py", target, wordCounter{}, Budget{MaxTokens: 30, MaxBlocks: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "# file path: a.py\n\n# def f():\n#     return 1" +
+		"\n\n# file path: c.py\n\n# import os" +
+		"\n\n# file path: d.py\n\n# pass" +
+		"\n\n# file path: f.py\n\n# q" +
+		"\n\n# file path: pkg/t.py\n\n" + target
+	if p.Text != want {
+		t.Errorf("prompt\n%q\nwant\n%q", p.Text, want)
+	}
+	var paths []string
+	for _, b := range p.Blocks {
+		paths = append(paths, b.Path)
+	}
+	if strings.Join(paths, " ") != "a.py c.py d.py f.py" {
+		t.Errorf("blocks %v", paths)
+	}
+	// A block landing exactly on the budget is refused (strictly under).
+	p, _ = ACToRPrompt(ranked[:1], "t.py", target, wordCounter{}, Budget{MaxTokens: 10, MaxBlocks: 10})
+	if len(p.Blocks) != 0 || p.Text != "\n\n# file path: t.py\n\n"+target {
+		t.Errorf("exact-budget block kept: %q", p.Text)
+	}
+}
+
+func TestACToRPromptAtMostMaxBlocks(t *testing.T) {
+	var many []Result
+	for i := 0; i < 12; i++ {
+		many = append(many, res(fmt.Sprintf("m%d.py", i), "x", 1))
+	}
+	p, err := ACToRPrompt(many, "t.py", target, wordCounter{}, DefaultBudget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Blocks) != 10 || p.Blocks[9].Path != "m9.py" || strings.Contains(p.Text, "m10.py") {
+		t.Errorf("%d blocks: %q", len(p.Blocks), p.Text)
+	}
+}
+
+func TestRepoCoderPrompt(t *testing.T) {
+	// Header: 14 + 2 = 16 words. Fragment: "# the below code fragment can be
+	// found in:" 9, "# P" 2, two rules 2 each, plus the commented lines.
+	// a.py: 9+2+2+6+2 = 21 -> 37; b.py: +35 -> 72 skip; c.py: 18 -> 55;
+	// d.py: 17 -> 72 skip; e.py: 19 skip; f.py: 17 skip; g.py: 17 skip.
+	p, err := RepoCoderPrompt(ranked, "def g():\n", wordCounter{}, Budget{MaxTokens: 60, MaxBlocks: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule := "# " + strings.Repeat("-", 50)
+	want := "# Here are some relevant code fragments from other files of the repo:\n" + rule + "\n" +
+		"# the below code fragment can be found in:\n# c.py\n" + rule + "\n# import os\n" + rule + "\n" +
+		"# the below code fragment can be found in:\n# a.py\n" + rule + "\n# def f():\n#     return 1\n" + rule + "\n" +
+		"\ndef g():\n"
+	if p.Text != want {
+		t.Errorf("prompt\n%s\nwant\n%s", p.Text, want)
+	}
+	if len(p.Blocks) != 2 || p.Blocks[0].Path != "c.py" || p.Blocks[1].Path != "a.py" {
+		t.Errorf("blocks %+v", p.Blocks)
+	}
+}
+
+type failingCounter struct{}
+
+func (failingCounter) CountTokens(string) (int, error) { return 0, errors.New("no tokenizer") }
+
+func TestPromptCounterErrors(t *testing.T) {
+	if _, err := ACToRPrompt(ranked, "t.py", target, failingCounter{}, DefaultBudget); err == nil {
+		t.Error("ACToR: counter error swallowed")
+	}
+	if _, err := RepoCoderPrompt(ranked, target, failingCounter{}, DefaultBudget); err == nil {
+		t.Error("RepoCoder: counter error swallowed")
+	}
+}
