@@ -21,7 +21,7 @@ func res(path, text string, score float64) Result {
 // Blocks best first, with their word counts as rendered by ACToR:
 // "# file path: P" is 4 words, each code line adds "#" and its words.
 var ranked = []Result{
-	res("a.py", "def f():\n    return 1", 0.9),          // 4 + 3 + 3 = 10 -> 10
+	res("a.py", "def f():\n    return 1", 0.9),            // 4 + 3 + 3 = 10 -> 10
 	res("b.py", "x = 1\ny = 2\nz = 3\nw = 4\nv = 5", 0.8), // 4 + 20 = 24 -> 34 >= 30: skip
 	res("c.py", "import os", 0.7),                         // 4 + 3 = 7 -> 17
 	res("d.py", "pass", 0.6),                              // 4 + 2 = 6 -> 23
