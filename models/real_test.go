@@ -7,8 +7,9 @@ import (
 
 // TestPulledModelsVerify checks every model found in the real cache
 // ($ACTOR_HOME/models) against the registry: sizes, SHA-256 and GGUF
-// metadata. Models not pulled are skipped, unless ACTOR_REQUIRE_MODELS=1
-// (CI after `actor models pull`) turns a missing model into a failure.
+// metadata. Models not pulled are skipped, except that ACTOR_REQUIRE_MODELS=1
+// (set by .ci/run after `actor models pull smollm2-135m`) makes a missing
+// DefaultModel a failure.
 func TestPulledModelsVerify(t *testing.T) {
 	dir, err := Dir()
 	if err != nil {
@@ -21,7 +22,7 @@ func TestPulledModelsVerify(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !ok {
-				if os.Getenv("ACTOR_REQUIRE_MODELS") == "1" {
+				if m.Name == DefaultModel && os.Getenv("ACTOR_REQUIRE_MODELS") == "1" {
 					t.Fatalf("%s is not pulled (ACTOR_REQUIRE_MODELS=1); run: actor models pull %s", m.Name, m.Name)
 				}
 				t.Skipf("%s is not pulled; run: actor models pull %s", m.Name, m.Name)
