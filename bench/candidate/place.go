@@ -68,14 +68,3 @@ func Span(file string, t Target) ([2]int, bool) {
 	f, ok := locate(src, t)
 	return [2]int{f.Def + 1, f.Last + 1}, ok
 }
-
-// ReplaceGold replaces every copy of the gold function in a test program by
-// fn (the RepoExec harness's substitution). It reports whether the program
-// held the gold function.
-func ReplaceGold(program, gold, fn string) (string, bool) {
-	gold = strings.TrimRight(gold, " \t\r\n")
-	if gold == "" || !strings.Contains(program, gold) {
-		return program, false
-	}
-	return strings.ReplaceAll(program, gold, strings.TrimRight(fn, " \t\r\n")), true
-}

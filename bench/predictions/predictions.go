@@ -42,6 +42,9 @@ type Prediction struct {
 	// GoldTokens is the ground-truth function body's length in the same
 	// model's tokens, for the generated/ground-truth ratio.
 	GoldTokens int `json:"gold_tokens,omitempty"`
+	// Line is the line of the file the prediction was read from (not
+	// written).
+	Line int `json:"-"`
 }
 
 // Key identifies a sample within a run.
@@ -130,6 +133,7 @@ func Read(path string) ([]Prediction, []error, error) {
 			return nil
 		}
 		seen[p.Key()] = line
+		p.Line = line
 		out = append(out, p)
 		return nil
 	})

@@ -41,7 +41,7 @@ func TestWriteRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 3 || got[0] != in[0] || got[1] != in[1] || got[2].TaskID != "5" {
+	if in[0].Line, in[1].Line = 1, 2; len(got) != 3 || got[0] != in[0] || got[1] != in[1] || got[2].TaskID != "5" || got[2].Line != 3 {
 		t.Fatalf("read %+v", got)
 	}
 	want := []string{

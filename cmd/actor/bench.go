@@ -1,0 +1,103 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"actor/bench"
+	"actor/bench/results"
+
+	"github.com/spf13/cobra"
+)
+
+// benchCmd groups the benchmark harness commands.
+var benchCmd = &cobra.Command{
+	Use:   "bench",
+	Short: "Test generated functions on RepoExec and CoderEval and report pass@k",
+}
+
+var benchRunCfg bench.Config
+
+// benchRunCmd evaluates a predictions file (or the gold solutions).
+var benchRunCmd = &cobra.Command{
+	Use:   "run --benchmark repoexec|codereval --data DIR --repos DIR (--predictions FILE.jsonl | --gold) --out DIR",
+	Short: "Run the benchmark's tests on every sample and write pass@k (resumable)",
+	Long: `Every sample of the predictions file (docs/PREDICTIONS.md), or with --gold the
+gold solution of every task, is placed into a fresh copy of its repository and
+tested in a sandbox (own process group, time limit killing the whole tree,
+memory/CPU/process/file-size limits, no network where a network namespace can
+be made, a dedicated unprivileged user id when run as root).
+
+RepoExec: the gold function is replaced in the module file and in the task's
+test program, which runs under pytest from the module's package folder; the
+/input/ and /output/ prefixes point into the workspace (expected outputs come
+from --outputs, default DATA/test_output). CoderEval: the function at
+file_path:lineno is replaced and the file (or its *_passk_validte.py twin)
+runs with python.
+
+Results go to OUT/samples.jsonl (one synced line per sample), OUT/summary.md,
+OUT/summary.csv and OUT/run.json. Run the same command again after an
+interruption: finished samples are kept and not repeated.`,
+	Args: cobra.NoArgs,
+	RunE: func(cmd *cobra.Command, args []string) error {
+		cfg := benchRunCfg
+		if cfg.Benchmark == "" || cfg.Data == "" || cfg.Repos == "" || cfg.Out == "" {
+			return fmt.Errorf("--benchmark, --data, --repos and --out are required")
+		}
+		if cfg.Gold == (cfg.Predictions != "") {
+			return fmt.Errorf("give exactly one of --predictions and --gold")
+		}
+		cfg.Command = "actor " + strings.Join(os.Args[1:], " ")
+		cfg.Log = cmd.ErrOrStderr()
+		cfg.Bar = isTerminal(os.Stderr)
+		ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		out, err := bench.Run(ctx, cfg)
+		if err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("interrupted: finished samples are saved in %s; run the same command to continue", cfg.Out)
+			}
+			return err
+		}
+		w := cmd.OutOrStdout()
+		fmt.Fprintf(w, "%d samples tested now, %d from an earlier run; %d input errors\n", out.Evaluated, out.Resumed, len(out.Meta.InputErrors))
+		for _, g := range out.Groups {
+			fmt.Fprintf(w, "%s %s: %d/%d samples passed on %d tasks; pass@1 %s pass@3 %s pass@5 %s\n", g.Method, g.Model,
+				g.Passed, g.Samples, len(g.Tasks), pct(g, 1), pct(g, 3), pct(g, 5))
+		}
+		fmt.Fprintf(w, "summary: %s\n", filepath.Join(cfg.Out, results.SummaryMD))
+		return nil
+	},
+}
+
+// pct formats pass@k of g in percent, or n/a.
+func pct(g results.Group, k int) string {
+	if v, ok := g.PassAt[k]; ok {
+		return results.FormatPct(v) + "%"
+	}
+	return "n/a"
+}
+
+func init() {
+	f := benchRunCmd.Flags()
+	c := &benchRunCfg
+	f.StringVar(&c.Benchmark, "benchmark", "", "repoexec or codereval")
+	f.StringVar(&c.Data, "data", "", "task file or folder (RepoExec tasks.jsonl/pass_data.jsonl/HF export; CoderEval4Python.json)")
+	f.StringVar(&c.Repos, "repos", "", "folder holding the projects (RepoExec: the folder that contains test-apps/)")
+	f.StringVar(&c.Outputs, "outputs", "", "RepoExec expected outputs, the /output/ prefix (default DATA/test_output)")
+	f.StringVar(&c.Predictions, "predictions", "", "predictions JSONL file (docs/PREDICTIONS.md)")
+	f.BoolVar(&c.Gold, "gold", false, "evaluate the gold solutions (harness self-check)")
+	f.StringVar(&c.Out, "out", "", "results folder (reuse it to resume)")
+	f.IntVar(&c.Workers, "workers", 0, "tests run at once (default: number of CPUs)")
+	f.DurationVar(&c.Timeout, "timeout", 0, "time limit per test (default: RepoExec 120s, CoderEval 30s)")
+	f.StringVar(&c.Python, "python", "python3", "Python interpreter with the test dependencies (scripts/setup-python-tests.sh)")
+	f.StringSliceVar(&c.Tasks, "task", nil, "only these task ids (repeatable, comma-separated)")
+	f.StringVar(&c.WorkDir, "workdir", "", "where per-sample workspaces are made (default: system temp folder)")
+	f.BoolVar(&c.Keep, "keep", false, "keep the workspaces for inspection")
+	benchCmd.AddCommand(benchRunCmd)
+	rootCmd.AddCommand(benchCmd)
+}
