@@ -21,6 +21,25 @@ func (e transientError) Unwrap() error { return e.err }
 // retryDelay is the pause before the n-th retry of a broken download.
 var retryDelay = func(n int) time.Duration { return time.Duration(n) * time.Second }
 
+// stallTimeout is how long a transfer may go without receiving a byte
+// before it counts as broken (and is resumed).
+var stallTimeout = 60 * time.Second
+
+// stallReader re-arms a timer on every read; the timer cancels the request
+// when the server stops sending.
+type stallReader struct {
+	r     io.Reader
+	timer *time.Timer
+}
+
+func (s stallReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if n > 0 {
+		s.timer.Reset(stallTimeout)
+	}
+	return n, err
+}
+
 // download makes dst a complete copy of f whose SHA-256 matches the index.
 // Bytes go to dst+".part" first; an existing .part (left by an interrupted
 // run) is resumed with an HTTP Range request, or restarted when the server
@@ -80,7 +99,11 @@ func fetchRange(ctx context.Context, client *http.Client, f wheelFile, part stri
 	if off == f.Size {
 		return nil
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.URL, nil)
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stall := time.AfterFunc(stallTimeout, cancel)
+	defer stall.Stop()
+	req, err := http.NewRequestWithContext(rctx, http.MethodGet, f.URL, nil)
 	if err != nil {
 		return err
 	}
@@ -91,6 +114,7 @@ func fetchRange(ctx context.Context, client *http.Client, f wheelFile, part stri
 	if err != nil {
 		return transientError{err}
 	}
+	stall.Reset(stallTimeout)
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusPartialContent && off > 0:
@@ -116,8 +140,11 @@ func fetchRange(ctx context.Context, client *http.Client, f wheelFile, part stri
 		return err
 	}
 	_ = prog.Set64(off)
-	n, err := io.Copy(io.MultiWriter(out, prog), io.LimitReader(resp.Body, f.Size-off+1))
+	n, err := io.Copy(io.MultiWriter(out, prog), io.LimitReader(stallReader{resp.Body, stall}, f.Size-off+1))
 	got := off + n
+	if err != nil && rctx.Err() != nil && ctx.Err() == nil {
+		err = fmt.Errorf("no data for %v", stallTimeout)
+	}
 	switch {
 	case got > f.Size:
 		if terr := out.Truncate(0); terr != nil {

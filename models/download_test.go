@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -142,5 +143,31 @@ func TestDownloadHTTPErrorIsPermanent(t *testing.T) {
 	err := download(context.Background(), http.DefaultClient, f, filepath.Join(t.TempDir(), f.Name), 3, silent{})
 	if err == nil || !strings.Contains(err.Error(), "404") || strings.Contains(err.Error(), "resume") {
 		t.Fatalf("err = %v, want a plain 404 error", err)
+	}
+}
+
+func TestDownloadStalledTransferIsResumable(t *testing.T) {
+	defer func(d time.Duration) { stallTimeout = d }(stallTimeout)
+	stallTimeout = 200 * time.Millisecond
+	data := payload(10_000)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", fmt.Sprint(len(data)))
+		_, _ = w.Write(data[:3_000])
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // then say nothing more
+	}))
+	defer srv.Close()
+	f := wheelFile{Name: "s.whl", URL: srv.URL + "/s.whl", Size: int64(len(data)), SHA256: sum(data)}
+	dst := filepath.Join(t.TempDir(), f.Name)
+	start := time.Now()
+	err := download(context.Background(), http.DefaultClient, f, dst, 1, silent{})
+	if err == nil || !strings.Contains(err.Error(), "no data for 200ms") || !strings.Contains(err.Error(), "resume") {
+		t.Fatalf("err = %v, want a stall error", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("stall detected only after %v", d)
+	}
+	if st, err := os.Stat(dst + ".part"); err != nil || st.Size() != 3_000 {
+		t.Fatalf("partial file after stall: %v %v", st, err)
 	}
 }
