@@ -1,0 +1,170 @@
+// Package pysrc reads the facts retrieval needs from Python source with
+// tree-sitter: where each function is, its signature-and-docstring prompt,
+// the names defined at module and class level, and the names a function
+// body uses.
+package pysrc
+
+import (
+	"errors"
+	"fmt"
+
+	ts "github.com/tree-sitter/go-tree-sitter"
+	tspython "github.com/tree-sitter/tree-sitter-python/bindings/go"
+)
+
+var python = ts.NewLanguage(tspython.Language())
+
+// File is a parsed Python source. Close it when done.
+type File struct {
+	src  []byte
+	tree *ts.Tree
+}
+
+// Parse parses Python source. Syntax errors do not fail: tree-sitter keeps
+// what it can recognise.
+func Parse(src []byte) (*File, error) {
+	p := ts.NewParser()
+	defer p.Close()
+	if err := p.SetLanguage(python); err != nil {
+		return nil, fmt.Errorf("tree-sitter python: %w", err)
+	}
+	tree := p.Parse(src, nil)
+	if tree == nil {
+		return nil, errors.New("tree-sitter python: parse failed")
+	}
+	return &File{src: src, tree: tree}, nil
+}
+
+// Close frees the syntax tree.
+func (f *File) Close() {
+	if f.tree != nil {
+		f.tree.Close()
+		f.tree = nil
+	}
+}
+
+// Function is a function (or method) definition.
+type Function struct {
+	Name  string
+	Start int // 1-based line of "def" (decorators excluded)
+	End   int // 1-based last line
+	// Prompt is the signature and docstring as written in the file, from
+	// the start of the def line (indentation included) to the end of the
+	// docstring, or of the header when there is none, plus "\n": the
+	// benchmarks' target_function_prompt.
+	Prompt string
+	// Source is the whole definition from the start of its def line.
+	Source string
+	// BodyStart is the 1-based line where the code after the docstring
+	// begins (End+1 when there is none).
+	BodyStart int
+
+	node *ts.Node
+}
+
+// Functions returns every function definition in source order, nested ones
+// included.
+func (f *File) Functions() []Function {
+	var out []Function
+	walk(f.tree.RootNode(), func(n *ts.Node) bool {
+		if n.Kind() == "function_definition" {
+			out = append(out, f.function(n))
+		}
+		return true
+	})
+	return out
+}
+
+// At returns the innermost function whose lines contain line (1-based).
+func (f *File) At(line int) (Function, error) {
+	var best *Function
+	for _, fn := range f.Functions() {
+		if fn.Start <= line && line <= fn.End {
+			if best == nil || fn.Start >= best.Start {
+				b := fn
+				best = &b
+			}
+		}
+	}
+	if best == nil {
+		return Function{}, fmt.Errorf("no function at line %d", line)
+	}
+	return *best, nil
+}
+
+// lineStart returns the byte offset of the start of the line holding off.
+func (f *File) lineStart(off uint) uint {
+	for off > 0 && f.src[off-1] != '\n' {
+		off--
+	}
+	return off
+}
+
+func (f *File) function(n *ts.Node) Function {
+	name := ""
+	if id := n.ChildByFieldName("name"); id != nil {
+		name = id.Utf8Text(f.src)
+	}
+	start := f.lineStart(n.StartByte())
+	fn := Function{
+		Name:   name,
+		Start:  int(n.StartPosition().Row) + 1,
+		End:    int(n.EndPosition().Row) + 1,
+		Source: string(f.src[start:n.EndByte()]),
+		node:   n,
+	}
+	fn.BodyStart = fn.End + 1
+	body := n.ChildByFieldName("body")
+	promptEnd := n.EndByte()
+	if body != nil {
+		promptEnd = body.StartByte()
+		// The header ends at the ':' before the body.
+		for i := uint(0); i < n.ChildCount(); i++ {
+			c := n.Child(i)
+			if c.Kind() == ":" {
+				promptEnd = c.EndByte()
+			}
+		}
+		stmts := namedChildren(body)
+		rest := 0
+		if len(stmts) > 0 && isDocstring(stmts[0]) {
+			promptEnd = stmts[0].EndByte()
+			rest = 1
+		}
+		if rest < len(stmts) {
+			fn.BodyStart = int(stmts[rest].StartPosition().Row) + 1
+		}
+	}
+	fn.Prompt = string(f.src[start:promptEnd]) + "\n"
+	return fn
+}
+
+// isDocstring reports whether a statement is a bare string literal.
+func isDocstring(n *ts.Node) bool {
+	if n.Kind() != "expression_statement" || n.NamedChildCount() != 1 {
+		return false
+	}
+	k := n.NamedChild(0).Kind()
+	return k == "string" || k == "concatenated_string"
+}
+
+// namedChildren returns n's named children, comments left out.
+func namedChildren(n *ts.Node) []*ts.Node {
+	var out []*ts.Node
+	for i := uint(0); i < n.NamedChildCount(); i++ {
+		if c := n.NamedChild(i); c.Kind() != "comment" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// walk visits n and, while visit returns true, its descendants, in order.
+func walk(n *ts.Node, visit func(*ts.Node) bool) {
+	if !visit(n) {
+		return
+	}
+	for i := uint(0); i < n.NamedChildCount(); i++ {
+		walk(n.NamedChild(i), visit)
+	}
+}

@@ -1,0 +1,158 @@
+package pysrc
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+const sample = `import os
+
+CONST = 1
+A, B = 2, 3
+
+@decorator
+def helper(x):
+    return x
+
+class K(Base):
+    attr = 5
+
+    def method(self, y):
+        """Method doc."""
+        return self.attr + y
+
+if os.name == "nt":
+    def win():
+        pass
+else:
+    def win():
+        pass
+
+def target(a, b=CONST, *args, c: int = 2, **kw):
+    """Docstring
+    spanning lines."""
+    # a comment
+    total = helper(a) + K.method(b)
+    for i, j in zip(args, kw):
+        total += i
+    with open(os.path.join("x")) as fh:
+        data = fh.read()
+    f = lambda z: z + B
+    def inner(q):
+        return q
+    return sorted(total, key=len, reverse=inner(A))
+
+async def coro():
+    await target(1)
+
+def no_doc(x): return x
+`
+
+func parse(t *testing.T, src string) *File {
+	t.Helper()
+	f, err := Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	return f
+}
+
+func TestFunctions(t *testing.T) {
+	f := parse(t, sample)
+	type row struct {
+		name       string
+		start, end int
+		bodyStart  int
+		prompt     string
+	}
+	var got []row
+	for _, fn := range f.Functions() {
+		got = append(got, row{fn.Name, fn.Start, fn.End, fn.BodyStart, fn.Prompt})
+	}
+	want := []row{
+		{"helper", 7, 8, 8, "def helper(x):\n"},
+		{"method", 13, 15, 15, "    def method(self, y):\n        \"\"\"Method doc.\"\"\"\n"},
+		{"win", 18, 19, 19, "    def win():\n"},
+		{"win", 21, 22, 22, "    def win():\n"},
+		{"target", 24, 36, 28, "def target(a, b=CONST, *args, c: int = 2, **kw):\n    \"\"\"Docstring\n    spanning lines.\"\"\"\n"},
+		{"inner", 34, 35, 35, "    def inner(q):\n"},
+		{"coro", 38, 39, 39, "async def coro():\n"},
+		{"no_doc", 41, 41, 41, "def no_doc(x):\n"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("functions\n%+v\nwant\n%+v", got, want)
+	}
+	if fn := f.Functions()[4]; !strings.HasPrefix(fn.Source, "def target(") || !strings.HasSuffix(fn.Source, "reverse=inner(A))") {
+		t.Errorf("source %q", fn.Source)
+	}
+}
+
+func TestAt(t *testing.T) {
+	f := parse(t, sample)
+	for line, want := range map[int]string{24: "target", 30: "target", 35: "inner", 36: "target", 14: "method", 41: "no_doc"} {
+		fn, err := f.At(line)
+		if err != nil || fn.Name != want {
+			t.Errorf("At(%d) = %q, %v; want %q", line, fn.Name, err, want)
+		}
+	}
+	for _, line := range []int{1, 11, 23, 100} {
+		if fn, err := f.At(line); err == nil {
+			t.Errorf("At(%d) = %q, want an error", line, fn.Name)
+		}
+	}
+}
+
+func TestDefinitions(t *testing.T) {
+	f := parse(t, sample)
+	var got []string
+	for _, d := range f.Definitions() {
+		s := d.Name
+		if d.InClass {
+			s = "K." + s
+		}
+		got = append(got, fmt.Sprintf("%s:%d-%d", s, d.Start, d.End))
+	}
+	want := []string{"CONST:3-3", "A:4-4", "B:4-4", "helper:6-8", "K:10-15", "K.attr:11-11", "K.method:13-15",
+		"win:18-19", "win:21-22", "target:24-36", "coro:38-39", "no_doc:41-41"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("definitions\n%v\nwant\n%v", got, want)
+	}
+}
+
+func TestUses(t *testing.T) {
+	f := parse(t, sample)
+	target := f.Functions()[4]
+	u := f.Uses(target)
+	wantNames := []string{"A", "B", "K", "helper", "len", "open", "os", "sorted", "zip"}
+	wantAttrs := []string{"join", "method", "path", "read"}
+	if !reflect.DeepEqual(u.Names, wantNames) || !reflect.DeepEqual(u.Attributes, wantAttrs) {
+		t.Errorf("uses %+v\nwant names %v attrs %v", u, wantNames, wantAttrs)
+	}
+	if u := f.Uses(f.Functions()[1]); !reflect.DeepEqual(u.Names, []string(nil)) || !reflect.DeepEqual(u.Attributes, []string{"attr"}) {
+		t.Errorf("method uses %+v", u)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add(sample)
+	f.Add("def f(:\n  '''")
+	f.Add("\xff\xfe\x00def")
+	f.Fuzz(func(t *testing.T, src string) {
+		file, err := Parse([]byte(src))
+		if err != nil {
+			return
+		}
+		defer file.Close()
+		for _, fn := range file.Functions() {
+			file.Uses(fn)
+			if fn.Start > fn.End || !strings.HasSuffix(fn.Prompt, "\n") {
+				t.Fatalf("bad function %+v", fn)
+			}
+		}
+		file.Definitions()
+		file.At(1)
+	})
+}
