@@ -274,12 +274,11 @@ func (d *decoder) tensor() (Tensor, error) {
 	if err != nil {
 		return t, fmt.Errorf("tensor %q: %w", t.Name, err)
 	}
-	rows := elems / t.Shape[0]
-	if row > 0 && rows > math.MaxInt64/row {
+	if rows := elems / t.Shape[0]; row > 0 && rows > math.MaxInt64/row {
 		return t, fmt.Errorf("tensor %q is too large", t.Name)
 	}
-	t.Bytes = row * rows
-	return t, nil
+	t.Bytes, err = t.size()
+	return t, err
 }
 
 // checkData verifies that every tensor is aligned and lies inside the file.
