@@ -48,6 +48,9 @@ type Function struct {
 	Name  string
 	Start int // 1-based line of "def" (decorators excluded)
 	End   int // 1-based last line
+	// DeclStart is the 1-based first line of the whole definition, its
+	// decorators included (Start when it has none).
+	DeclStart int
 	// Prompt is the signature and docstring as written in the file, from
 	// the start of the def line (indentation included) to the end of the
 	// docstring, or of the header when there is none, plus "\n": the
@@ -114,6 +117,10 @@ func (f *File) function(n *ts.Node) Function {
 		node:   n,
 	}
 	fn.BodyStart = fn.End + 1
+	fn.DeclStart = fn.Start
+	if p := n.Parent(); p != nil && p.Kind() == "decorated_definition" {
+		fn.DeclStart = int(p.StartPosition().Row) + 1
+	}
 	body := n.ChildByFieldName("body")
 	promptEnd := n.EndByte()
 	if body != nil {

@@ -71,6 +71,9 @@ func TestFunctions(t *testing.T) {
 	var got []row
 	for _, fn := range f.Functions() {
 		got = append(got, row{fn.Name, fn.Start, fn.End, fn.BodyStart, fn.Prompt})
+		if want := map[bool]int{true: 6, false: fn.Start}[fn.Name == "helper"]; fn.DeclStart != want {
+			t.Errorf("%s: DeclStart %d, want %d", fn.Name, fn.DeclStart, want)
+		}
 	}
 	want := []row{
 		{"helper", 7, 8, 8, "def helper(x):\n"},
