@@ -46,10 +46,7 @@ func TestPreTokenizers(t *testing.T) {
 			" don", "'", "t", " ", "3", ".", "5"},
 		"default": {"Hello", "  ", " world", "\n\n ", " x", "123", "456", " I", "'", "M", " don", "'", "t", " ", "3", ".", "5"},
 	} {
-		p, err := newPretokenizer(preSpecs[pre])
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := newPretokenizer(preSpecs[pre])
 		var got []string
 		for _, w := range p.split(text, nil) {
 			got = append(got, text[w.a:w.b])

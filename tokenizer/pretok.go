@@ -1,11 +1,8 @@
 package tokenizer
 
 import (
-	"fmt"
 	"sync"
 	"unicode/utf8"
-
-	"github.com/dlclark/regexp2/v2"
 )
 
 // The pre-tokenizer regexes of llama.cpp (llm_tokenizer_bpe), by the name a
@@ -19,9 +16,15 @@ const (
 	reQwen2  = `(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
 )
 
+// step is one pre-tokenizer regex and the matcher that implements it.
+type step struct {
+	regex string
+	match matcher
+}
+
 // preSpec describes one pre-tokenizer family.
 type preSpec struct {
-	regexes []string
+	steps []step
 	// ignoreMerges: a pre-token that is itself a vocabulary entry is
 	// emitted whole, without running the merges (Llama 3).
 	ignoreMerges bool
@@ -30,12 +33,26 @@ type preSpec struct {
 }
 
 var (
-	preLlama3        = preSpec{regexes: []string{reLlama3}, ignoreMerges: true, addBOS: true}
-	preSmolLM        = preSpec{regexes: []string{`\p{N}`, reGPT2}}
-	preQwen2         = preSpec{regexes: []string{reQwen2}}
-	preGPT2          = preSpec{regexes: []string{reGPT2}}
-	preDeepSeekCoder = preSpec{regexes: []string{`[\r\n]`, `\s?\p{L}+`, `\s?\p{P}+`, `[一-龥ࠀ-一가-퟿]+`, `\p{N}`}}
-	preDefault       = preSpec{regexes: []string{`[\p{P}\$\+<=>\^~\|]+`, reGPT2, `\p{N}+`, `[0-9][0-9][0-9]`}}
+	stepGPT2  = step{reGPT2, matchGPT2}
+	stepDigit = step{`\p{N}`, matchEach(isNumber)}
+
+	preLlama3        = preSpec{steps: []step{{reLlama3, matchLlama3}}, ignoreMerges: true, addBOS: true}
+	preSmolLM        = preSpec{steps: []step{stepDigit, stepGPT2}}
+	preQwen2         = preSpec{steps: []step{{reQwen2, matchQwen2}}}
+	preGPT2          = preSpec{steps: []step{stepGPT2}}
+	preDeepSeekCoder = preSpec{steps: []step{
+		{`[\r\n]`, matchEach(isCRLF)},
+		{`\s?\p{L}+`, matchRuns(isLetter, true)},
+		{`\s?\p{P}+`, matchRuns(isPunct, true)},
+		{`[一-龥ࠀ-一가-퟿]+`, matchRuns(isCJK, false)},
+		stepDigit,
+	}}
+	preDefault = preSpec{steps: []step{
+		{`[\p{P}\$\+<=>\^~\|]+`, matchRuns(isPunctOrSymbolASCII, false)},
+		stepGPT2,
+		{`\p{N}+`, matchRuns(isNumber, false)},
+		{`[0-9][0-9][0-9]`, matchASCIIDigits3},
+	}}
 )
 
 // preSpecs maps tokenizer.ggml.pre values to their pre-tokenizer (the
@@ -58,41 +75,15 @@ var preSpecs = map[string]preSpec{
 // pretokenizer splits text into pre-tokens ("words") that BPE encodes
 // independently.
 type pretokenizer struct {
-	steps []*regexp2.Regexp
+	steps []matcher
 }
 
-var (
-	compiledMu sync.Mutex
-	compiled   = map[string]*regexp2.Regexp{}
-)
-
-// compileRegex compiles a pattern once per process; regexp2 values are safe
-// for concurrent use. The backtracking stack is unbounded so that a long run
-// of one character class (a 100 kB line of '=') cannot make a match fail.
-func compileRegex(pattern string) (*regexp2.Regexp, error) {
-	compiledMu.Lock()
-	defer compiledMu.Unlock()
-	if re, ok := compiled[pattern]; ok {
-		return re, nil
-	}
-	re, err := regexp2.Compile(pattern, regexp2.None, regexp2.OptionMaxBacktrackingStackSize(-1))
-	if err != nil {
-		return nil, fmt.Errorf("tokenizer: pre-tokenizer regex %q: %v", pattern, err)
-	}
-	compiled[pattern] = re
-	return re, nil
-}
-
-func newPretokenizer(spec preSpec) (*pretokenizer, error) {
+func newPretokenizer(spec preSpec) *pretokenizer {
 	p := &pretokenizer{}
-	for _, s := range spec.regexes {
-		re, err := compileRegex(s)
-		if err != nil {
-			return nil, err
-		}
-		p.steps = append(p.steps, re)
+	for _, s := range spec.steps {
+		p.steps = append(p.steps, s.match)
 	}
-	return p, nil
+	return p
 }
 
 // span is a half-open range [a,b).
@@ -128,10 +119,10 @@ func (p *pretokenizer) split(text string, words []span) []span {
 	offs = append(offs, len(text))
 	pieces := append(sc.pieces[:0], span{0, len(runes)})
 	next := sc.next[:0]
-	for _, re := range p.steps {
+	for _, match := range p.steps {
 		next = next[:0]
 		for _, pc := range pieces {
-			next = splitPiece(re, runes, pc, next)
+			next = match(runes, pc, next)
 		}
 		pieces, next = next, pieces
 	}
@@ -140,28 +131,4 @@ func (p *pretokenizer) split(text string, words []span) []span {
 	}
 	sc.runes, sc.offs, sc.pieces, sc.next = runes, offs, pieces, next
 	return words
-}
-
-// splitPiece appends to out the matches of re in runes[pc.a:pc.b] and the
-// non-empty gaps between them, the regex seeing the piece as its whole
-// input (as llama.cpp runs std::regex on each piece).
-func splitPiece(re *regexp2.Regexp, runes []rune, pc span, out []span) []span {
-	prev := 0
-	err := re.FindRunesMatches(runes[pc.a:pc.b], 0, func(m regexp2.MatchView) bool {
-		i, n, ok := m.GroupRange(0)
-		if !ok || n == 0 {
-			return true
-		}
-		if i > prev {
-			out = append(out, span{pc.a + prev, pc.a + i})
-		}
-		out = append(out, span{pc.a + i, pc.a + i + n})
-		prev = i + n
-		return true
-	})
-	_ = err // no timeout and no stack limit are set: matching cannot fail
-	if pc.a+prev < pc.b {
-		out = append(out, span{pc.a + prev, pc.b})
-	}
-	return out
 }

@@ -84,11 +84,7 @@ func New(v Vocab) (*Tokenizer, error) {
 		if !ok {
 			return nil, fmt.Errorf("tokenizer: unsupported pre-tokenizer %q", v.Pre)
 		}
-		pre, err := newPretokenizer(spec)
-		if err != nil {
-			return nil, err
-		}
-		t.pre, t.ignoreMerges = pre, spec.ignoreMerges
+		t.pre, t.ignoreMerges = newPretokenizer(spec), spec.ignoreMerges
 		t.bpe = newBPEModel(t.byText, n, v.Merges)
 	}
 	t.pieces = make([]string, n)

@@ -99,7 +99,7 @@ func readTokref(path string) (tokrefHeader, []tokrefFile, error) {
 // vocab file, or a pulled model (ACTOR_SMOLLM2 / ACTOR_QWEN_CODER name it
 // directly). It skips, or fails under the matching ACTOR_REQUIRE_* variable,
 // when the file is absent.
-func fixtureGGUF(t *testing.T, h tokrefHeader) string {
+func fixtureGGUF(t testing.TB, h tokrefHeader) string {
 	t.Helper()
 	switch h.Tokenizer {
 	case "smollm2":
@@ -110,7 +110,7 @@ func fixtureGGUF(t *testing.T, h tokrefHeader) string {
 	return needFile(t, filepath.Join(vocabDir(), h.GGUF), "ACTOR_REQUIRE_VOCAB", "run scripts/fetch-vocab.sh")
 }
 
-func modelFile(t *testing.T, env, name, require string) string {
+func modelFile(t testing.TB, env, name, require string) string {
 	t.Helper()
 	if p := os.Getenv(env); p != "" {
 		return needFile(t, p, require, "$"+env)

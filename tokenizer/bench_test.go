@@ -1,0 +1,61 @@
+package tokenizer
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// BenchmarkEncode measures encoding speed on the stdlib files of each
+// fixture, with the word cache warm (the steady state when tokenising a
+// repository) and cold (emptied before every pass):
+//
+//	go test -run XXX -bench Encode -benchtime 3x ./tokenizer/
+func BenchmarkEncode(b *testing.B) {
+	fixtures, _ := filepath.Glob(filepath.Join("testdata", "stdlib-*.tokref.gz"))
+	for _, fx := range fixtures {
+		h, files, err := readTokref(fx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		gguf := fixtureGGUF(b, h)
+		tok := load(b, gguf)
+		root := os.Getenv("ACTOR_PY_STDLIB")
+		if root == "" {
+			root = h.Stdlib
+		}
+		var texts []string
+		size := 0
+		for _, f := range files {
+			data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f.Path)))
+			if err != nil {
+				b.Skipf("stdlib files absent: %v", err)
+			}
+			texts = append(texts, string(data))
+			size += len(data)
+		}
+		for _, warm := range []bool{true, false} {
+			name := h.Tokenizer + "/cold"
+			if warm {
+				name = h.Tokenizer + "/warm"
+			}
+			b.Run(name, func(b *testing.B) {
+				b.SetBytes(int64(size))
+				tokens := 0
+				var elapsed time.Duration
+				for b.Loop() {
+					if !warm {
+						tok.cache = wordCache{}
+					}
+					start := time.Now()
+					for _, s := range texts {
+						tokens += len(tok.Encode(s, false))
+					}
+					elapsed += time.Since(start)
+				}
+				b.ReportMetric(float64(tokens)/elapsed.Seconds(), "tokens/s")
+			})
+		}
+	}
+}
