@@ -1,0 +1,101 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"actor/gguf"
+	"actor/models"
+	"actor/tokenizer"
+
+	"github.com/spf13/cobra"
+)
+
+// tokenizeFlags are the options of actor tokenize.
+var tokenizeFlags struct {
+	model   string
+	special bool
+	bos     bool
+	pieces  bool
+}
+
+// tokenizeCmd prints the token ids of a file with a model's tokenizer.
+var tokenizeCmd = &cobra.Command{
+	Use:   "tokenize [FILE]",
+	Short: "Print the token ids of a file (stdin without FILE) with a model's tokenizer",
+	Long: `Encode the text of FILE (or stdin) with the tokenizer the model's GGUF
+metadata declares and print the ids on one line, or with --pieces one JSON
+line per token: {"id","text"}, text being the token's bytes. Only the
+metadata is read, not the weights. --special matches the texts of control
+tokens (<|im_start|>, <s>) as those tokens; --bos adds BOS as the model asks.`,
+	Args: cobra.MaximumNArgs(1),
+	RunE: func(cmd *cobra.Command, args []string) error {
+		return runTokenize(cmd.InOrStdin(), cmd.OutOrStdout(), args)
+	},
+}
+
+func runTokenize(stdin io.Reader, stdout io.Writer, args []string) error {
+	f := &tokenizeFlags
+	var text []byte
+	var err error
+	if len(args) == 1 {
+		text, err = os.ReadFile(args[0])
+	} else {
+		text, err = io.ReadAll(stdin)
+	}
+	if err != nil {
+		return fmt.Errorf("tokenize: %w", err)
+	}
+	path, err := models.Resolve(f.model)
+	if err != nil {
+		return err
+	}
+	g, err := gguf.Open(path)
+	if err != nil {
+		return err
+	}
+	tok, err := tokenizer.FromGGUF(g)
+	if err != nil {
+		return err
+	}
+	encode := tok.Encode
+	if f.special {
+		encode = tok.EncodeSpecial
+	}
+	ids := encode(string(text), f.bos)
+	if f.pieces {
+		enc := json.NewEncoder(stdout)
+		for _, id := range ids {
+			text := tok.Piece(id)
+			if tok.IsSpecial(id) {
+				text = tok.TokenText(id)
+			}
+			if err := enc.Encode(struct {
+				ID   int32  `json:"id"`
+				Text string `json:"text"`
+			}{id, text}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for i, id := range ids {
+		if i > 0 {
+			fmt.Fprint(stdout, " ")
+		}
+		fmt.Fprint(stdout, id)
+	}
+	fmt.Fprintln(stdout)
+	return nil
+}
+
+func init() {
+	f := tokenizeCmd.Flags()
+	f.StringVar(&tokenizeFlags.model, "model", models.DefaultModel, "model name (see 'actor models list') or GGUF file path")
+	f.BoolVar(&tokenizeFlags.special, "special", false, "match the texts of control tokens as those tokens")
+	f.BoolVar(&tokenizeFlags.bos, "bos", false, "add BOS (and EOS) as the model's metadata asks")
+	f.BoolVar(&tokenizeFlags.pieces, "pieces", false, "print one JSON line per token: id and text")
+	rootCmd.AddCommand(tokenizeCmd)
+}
