@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -112,12 +113,17 @@ type Result struct {
 // UIDBase is the first user id given to slots under UID isolation.
 const UIDBase = 61000
 
+var errNoUID = errors.New("sandbox: no free sandbox user id")
+
 // Sandbox runs commands under the isolation this machine allows.
 type Sandbox struct {
 	exe      string
 	iso      Isolation
 	warnings []string
 	copyDir  string // folder of a world-executable copy of exe, if made
+
+	mu   sync.Mutex
+	uids map[int]*os.File // slot -> lock file of its reserved user id
 }
 
 // New probes which isolation works here and returns a Sandbox using the
@@ -178,8 +184,15 @@ func New() (*Sandbox, error) {
 	return s, nil
 }
 
-// Close removes the helper copy New may have made.
+// Close releases the reserved user ids and removes the helper copy New
+// may have made.
 func (s *Sandbox) Close() error {
+	s.mu.Lock()
+	for slot, f := range s.uids {
+		f.Close()
+		delete(s.uids, slot)
+	}
+	s.mu.Unlock()
 	if s.copyDir == "" {
 		return nil
 	}
@@ -243,12 +256,28 @@ func (s *Sandbox) Isolation() Isolation { return s.iso }
 // Warnings describes the protections that could not be set up.
 func (s *Sandbox) Warnings() []string { return s.warnings }
 
-// UID returns the user id slot runs as, or -1 without UID isolation.
+// UID returns the user id slot runs as, or -1 without UID isolation (or
+// when no user id is free). Each slot reserves its own id, with a lock that
+// other processes' sandboxes respect, so two harnesses on one machine never
+// share (and kill) each other's processes.
 func (s *Sandbox) UID(slot int) int {
 	if !s.iso.UID {
 		return -1
 	}
-	return UIDBase + slot
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.uids == nil {
+		s.uids = map[int]*os.File{}
+	}
+	if f, ok := s.uids[slot]; ok {
+		return uidOfLock(f)
+	}
+	f, err := reserveUID()
+	if err != nil {
+		return -1
+	}
+	s.uids[slot] = f
+	return uidOfLock(f)
 }
 
 // WorkRoot creates a folder under parent (the system's temporary folder
@@ -270,9 +299,12 @@ func WorkRoot(parent string) (string, error) {
 // Own makes dir and everything in it belong to slot's user id, so the run
 // can write there; without UID isolation it does nothing.
 func (s *Sandbox) Own(dir string, slot int) error {
+	if !s.iso.UID {
+		return nil
+	}
 	uid := s.UID(slot)
 	if uid < 0 {
-		return nil
+		return errNoUID
 	}
 	return filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
@@ -306,6 +338,9 @@ func (s *Sandbox) probe() error {
 // the run is gone or, without PID or UID isolation, after a short grace
 // period.
 func (s *Sandbox) Run(ctx context.Context, c Command) Result {
+	if s.iso.UID && s.UID(c.Slot) < 0 {
+		return Result{Exit: -1, Err: errNoUID}
+	}
 	lim := c.Limits
 	if !s.iso.UID && lim.Processes > 0 {
 		// The limit counts all processes of the real user id.

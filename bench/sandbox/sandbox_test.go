@@ -277,6 +277,7 @@ func TestModes(t *testing.T) {
 	}
 	for _, iso := range modes {
 		s := &Sandbox{exe: box.exe, iso: iso}
+		defer s.Close()
 		if err := s.probe(); err != nil {
 			t.Logf("%+v unavailable here: %v", iso, err)
 			continue

@@ -1,0 +1,112 @@
+package bench
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"actor/bench/predictions"
+)
+
+// fixture is a tiny RepoExec-style benchmark made by the tests: one
+// project (a package with a relative import), two tasks whose test programs
+// use the /input/ and /output/ prefixes, and the expected-output pickles.
+type fixture struct {
+	data, repos, out string
+}
+
+const opsSource = `from ._util import double
+
+
+def add(a, b):
+    """Add a and b."""
+    return a + b
+
+
+def twice(x):
+    """Double x."""
+    return double(x)
+`
+
+// header is what RepoExec test programs start with: the module's imports
+// (relative ones included), then the project on sys.path.
+const header = `from ._util import double
+import sys
+sys.path.insert(1, "/input/test-apps/calc")
+import pickle
+`
+
+var fixtureTasks = []map[string]any{
+	{
+		"task_id": 1, "project": "test-apps/calc", "module": "calc.ops", "entry_point": "add",
+		"focal_function": "def add(a, b):\n    \"\"\"Add a and b.\"\"\"\n    return a + b",
+		"code":           "from ._util import double\n\ndef add(a, b):\n    \"\"\"Add a and b.\"\"\"\n    return a + b",
+		"test": header + "\nfrom calc.ops import *  # noqa: autoimport\nfrom calc.ops import add  # noqa: autoimport\n\n" +
+			"def test_0():\n    assert add(1, 2) == 3\n\n" +
+			"def test_1():\n    with open(\"/output/test-apps+calc/test_output/calc+ops/add/test_1\", \"rb\") as f:\n        output = pickle.load(f)\n    assert add(-4, 7) == output\n",
+	},
+	{
+		"task_id": 2, "project": "test-apps/calc", "module": "calc.ops", "entry_point": "twice",
+		"focal_function": "def twice(x):\n    \"\"\"Double x.\"\"\"\n    return double(x)",
+		"code":           "from ._util import double\n\ndef twice(x):\n    \"\"\"Double x.\"\"\"\n    return double(x)",
+		"test": header + "\nfrom calc.ops import *  # noqa: autoimport\nfrom calc.ops import twice  # noqa: autoimport\n\n" +
+			"def test_0():\n    assert twice(21) == 42\n\n" +
+			"def test_1():\n    assert twice('ab') == 'abab'\n",
+	},
+}
+
+// newFixture writes the fixture benchmark under a new temporary folder.
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	root := t.TempDir()
+	f := &fixture{data: filepath.Join(root, "data"), repos: filepath.Join(root, "repos"), out: filepath.Join(root, "out")}
+	files := map[string]string{
+		"repos/test-apps/calc/calc/__init__.py": "",
+		"repos/test-apps/calc/calc/_util.py":    "def double(x):\n    return 2 * x\n",
+		"repos/test-apps/calc/calc/ops.py":      opsSource,
+		"repos/test-apps/calc/setup.py":         "raise SystemExit('not for running')\n",
+		// pickle protocol 0 of the integer 3
+		"data/test_output/test-apps+calc/test_output/calc+ops/add/test_1": "I3\n.",
+	}
+	var rows []string
+	for _, task := range fixtureTasks {
+		b, err := json.Marshal(task)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, string(b))
+	}
+	files["data/tasks.jsonl"] = strings.Join(rows, "\n") + "\n"
+	for name, content := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return f
+}
+
+// writePredictions writes lines (JSON objects or raw text) to a file.
+func writePredictions(t *testing.T, dir string, lines ...any) string {
+	t.Helper()
+	var out []string
+	for _, l := range lines {
+		switch v := l.(type) {
+		case string:
+			out = append(out, v)
+		case predictions.Prediction:
+			b, _ := json.Marshal(v)
+			out = append(out, string(b))
+		}
+	}
+	p := filepath.Join(dir, "predictions.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(out, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
