@@ -1,0 +1,163 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"actor/gguf"
+	"actor/models"
+	"actor/retrieve"
+	"actor/retrieve/task"
+	"actor/tokenizer"
+
+	"github.com/spf13/cobra"
+)
+
+// modelTokens counts tokens with a GGUF model's tokenizer, BOS included
+// when the model adds one (as the authors' Hugging Face encode does).
+type modelTokens struct{ tok *tokenizer.Tokenizer }
+
+func (m modelTokens) CountTokens(s string) (int, error) { return len(m.tok.Encode(s, true)), nil }
+
+// loadTokenCounter opens the generator model's tokenizer.
+func loadTokenCounter(model string) (retrieve.TokenCounter, error) {
+	path, err := models.Resolve(model)
+	if err != nil {
+		return nil, err
+	}
+	f, err := gguf.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	tok, err := tokenizer.FromGGUF(f)
+	if err != nil {
+		return nil, err
+	}
+	return modelTokens{tok}, nil
+}
+
+var promptFlags struct {
+	index     repoIndexFlags
+	retrieval retrievalFlags
+	file      string
+	line      int
+	tasks     string
+	taskID    string
+	layout    string
+	model     string
+	budget    int
+	maxBlocks int
+	asJSON    bool
+}
+
+// promptCmd prints the retrieval-augmented prompt for a target function.
+var promptCmd = &cobra.Command{
+	Use:   "prompt REPO (--file PATH --line N | --tasks FILE.jsonl --task ID)",
+	Short: "Print the retrieval-augmented prompt for a target function",
+	Long: `Locate the target function (the innermost function containing PATH:N, or a
+benchmark task's function), retrieve blocks for its signature and docstring
+with the target's own lines hidden, and print the prompt:
+
+  actor     blocks best first as "# file path: P" + commented lines, joined by
+            blank lines, then "# file path: TARGET" and the signature and
+            docstring (the paper's layout);
+  repocoder RepoCoder's header and fragments, best next to the code.
+
+Blocks are kept best first while their generator tokens (--model's tokenizer)
+stay under --budget; a block that does not fit is skipped, at most
+--max-blocks.`,
+	Args: cobra.ExactArgs(1),
+	RunE: func(cmd *cobra.Command, args []string) error {
+		f := &promptFlags
+		repo := args[0]
+		var tg task.Target
+		var err error
+		switch {
+		case f.file != "" && f.tasks == "":
+			if f.line < 1 {
+				return errors.New("--file needs --line N (1-based)")
+			}
+			tg, err = task.AtLine(repo, f.file, f.line)
+		case f.tasks != "" && f.file == "":
+			if f.taskID == "" {
+				return errors.New("--tasks needs --task ID")
+			}
+			var tasks []task.Task
+			if tasks, err = task.ReadJSONL(f.tasks); err != nil {
+				return err
+			}
+			var t task.Task
+			if t, err = task.Find(tasks, f.taskID); err != nil {
+				return fmt.Errorf("%s: %w", f.tasks, err)
+			}
+			tg, err = task.Locate(repo, t)
+		default:
+			return errors.New("give either --file and --line or --tasks and --task")
+		}
+		if err != nil {
+			return err
+		}
+		if f.layout != "actor" && f.layout != "repocoder" {
+			return fmt.Errorf("--layout %q: want actor or repocoder", f.layout)
+		}
+		tc, err := loadTokenCounter(f.model)
+		if err != nil {
+			return err
+		}
+		ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		r, err := openRetriever(ctx, repo, &f.index, &f.retrieval, cmd.ErrOrStderr())
+		if err != nil {
+			return err
+		}
+		defer r.store.Close()
+		results, err := r.Retrieve(tg.Prompt, tg.Exclusion)
+		if err != nil {
+			return err
+		}
+		budget := retrieve.Budget{MaxTokens: f.budget, MaxBlocks: f.maxBlocks}
+		var p retrieve.Prompt
+		if f.layout == "actor" {
+			p, err = retrieve.ACToRPrompt(results, tg.Path, tg.Prompt, tc, budget)
+		} else {
+			p, err = retrieve.RepoCoderPrompt(results, tg.Prompt, tc, budget)
+		}
+		if err != nil {
+			return err
+		}
+		w := cmd.OutOrStdout()
+		if !f.asJSON {
+			_, err = fmt.Fprint(w, p.Text)
+			return err
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{
+			"target": map[string]any{"path": tg.Path, "name": tg.Function.Name, "start": tg.Function.Start,
+				"end": tg.Function.End, "hidden_from_line": tg.Exclusion.StartLine},
+			"prompt": p.Text,
+			"blocks": jsonBlocks(p.Blocks),
+		})
+	},
+}
+
+func init() {
+	f := &promptFlags
+	fs := promptCmd.Flags()
+	f.index.register(fs)
+	f.retrieval.register(fs, 10)
+	fs.StringVar(&f.file, "file", "", "target file, relative to REPO")
+	fs.IntVar(&f.line, "line", 0, "a 1-based line inside the target function")
+	fs.StringVar(&f.tasks, "tasks", "", "benchmark tasks (JSONL, RepoExec or ACToR fields)")
+	fs.StringVar(&f.taskID, "task", "", "task id in --tasks")
+	fs.StringVar(&f.layout, "layout", "actor", "prompt layout: actor or repocoder")
+	fs.StringVar(&f.model, "model", models.DefaultModel, "generator whose tokenizer counts the budget (name or GGUF path)")
+	fs.IntVar(&f.budget, "budget", retrieve.DefaultBudget.MaxTokens, "generator tokens for retrieved blocks")
+	fs.IntVar(&f.maxBlocks, "max-blocks", retrieve.DefaultBudget.MaxBlocks, "most retrieved blocks in the prompt")
+	fs.BoolVar(&f.asJSON, "json", false, "print the prompt, its blocks and the target as JSON")
+	rootCmd.AddCommand(promptCmd)
+}
