@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -196,6 +197,30 @@ func TestNewRejects(t *testing.T) {
 		_, err := New(c.v)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want %q", name, err, c.want)
+		}
+	}
+}
+
+// TestConcurrentEncode checks that one tokenizer (and its word cache) can
+// serve several goroutines at once.
+func TestConcurrentEncode(t *testing.T) {
+	for _, tok := range fuzzTokenizers() {
+		text := strings.Repeat("the cat sat on the mat; 12 abab\n\t", 50)
+		want := tok.Encode(text, false)
+		tok.cache = wordCache{}
+		var wg sync.WaitGroup
+		errs := make(chan string, 8)
+		for range 8 {
+			wg.Go(func() {
+				if got := tok.Encode(text, false); !slices.Equal(got, want) {
+					errs <- "concurrent Encode differs"
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for e := range errs {
+			t.Fatal(e)
 		}
 	}
 }
