@@ -8,6 +8,7 @@
 package labeler
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -76,8 +77,10 @@ type Summary struct {
 	Done, Skipped, Labelled, Tokens, Critical int
 }
 
-// Run labels every function of samples not yet in w.
-func Run(samples []dataset.Sample, tok Tokenizer, sc Scorer, w *labels.Writer, o Options) (Summary, error) {
+// Run labels every function of samples not yet in w. When ctx is
+// cancelled it stops between functions (everything stored stays complete)
+// and returns ctx's error.
+func Run(ctx context.Context, samples []dataset.Sample, tok Tokenizer, sc Scorer, w *labels.Writer, o Options) (Summary, error) {
 	var sum Summary
 	if o.Prompt == nil {
 		o.Prompt = NoRetrieval
@@ -90,6 +93,9 @@ func Run(samples []dataset.Sample, tok Tokenizer, sc Scorer, w *labels.Writer, o
 	for i, s := range samples {
 		if o.Progress != nil && i > 0 {
 			o.Progress(i, len(samples))
+		}
+		if err := ctx.Err(); err != nil {
+			return sum, err
 		}
 		if w.Done(s.ID) {
 			sum.Done++

@@ -1,6 +1,7 @@
 package labeler
 
 import (
+	"context"
 	"errors"
 	"math"
 	"path/filepath"
@@ -137,7 +138,7 @@ func TestRunResumeAndLimits(t *testing.T) {
 	o := Options{Rules: critical.DefaultRules(), MaxTarget: 4, AddBOS: true,
 		Warn: func(s string) { warnings = append(warnings, s) }}
 	// Only the first sample this time, without a context limit.
-	sum, err := Run(samples[:1], byteTok{}, sc, w, o)
+	sum, err := Run(context.Background(), samples[:1], byteTok{}, sc, w, o)
 	if err != nil || sum.Labelled != 1 || sum.Tokens != 4 {
 		t.Fatalf("first run %+v %v", sum, err)
 	}
@@ -149,7 +150,7 @@ func TestRunResumeAndLimits(t *testing.T) {
 	var progress []int
 	o.Context = 30
 	o.Progress = func(done, total int) { progress = append(progress, done) }
-	sum, err = Run(samples, byteTok{}, sc, w, o)
+	sum, err = Run(context.Background(), samples, byteTok{}, sc, w, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,10 +172,18 @@ func TestRunResumeAndLimits(t *testing.T) {
 	if len(set.Samples) != 2 || set.Samples[0].Target != "ab\nc" || set.Samples[1].Target != "a" || len(set.Tokens) != 5 {
 		t.Errorf("stored %+v", set.Samples)
 	}
+	// A cancelled context stops before the next function.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	w, _ = labels.OpenWriter(filepath.Join(t.TempDir(), "c"), header(), nil)
+	if sum, err := Run(ctx, samples, byteTok{}, sc, w, o); !errors.Is(err, context.Canceled) || sum.Labelled != 0 {
+		t.Errorf("cancelled: %+v %v", sum, err)
+	}
+	w.Close()
 	// A failing scorer stops the run with the sample's id.
 	w, _ = labels.OpenWriter(filepath.Join(t.TempDir(), "x"), header(), nil)
 	defer w.Close()
-	if _, err := Run(samples, byteTok{}, failScorer{}, w, Options{Rules: critical.DefaultRules()}); err == nil || !strings.Contains(err.Error(), "sample r/0: boom") {
+	if _, err := Run(context.Background(), samples, byteTok{}, failScorer{}, w, Options{Rules: critical.DefaultRules()}); err == nil || !strings.Contains(err.Error(), "sample r/0: boom") {
 		t.Errorf("scorer error: %v", err)
 	}
 }

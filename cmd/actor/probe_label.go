@@ -1,0 +1,264 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"actor/engine"
+	"actor/models"
+	"actor/probe"
+	"actor/probe/critical"
+	"actor/probe/dataset"
+	"actor/probe/labeler"
+	"actor/probe/labels"
+	"actor/tokenizer"
+)
+
+var probeDatasetFlags struct {
+	repos                         []string
+	out                           string
+	reposUnder, exclude           []string
+	minPerRepo, maxPerRepo, limit int
+	minBody, maxBody, minDoc      int
+	skipTests                     bool
+	seed                          uint64
+}
+
+var probeDatasetCmd = &cobra.Command{
+	Use:   "dataset (--repo DIR... | --repos-under DIR...) --out FILE.jsonl",
+	Short: "Extract training functions (signature + complete docstring + body) from repositories",
+	Long: `Walk Python repositories with tree-sitter and keep module- and class-level
+functions that have a complete docstring and a body, with the paper's filters:
+at least --min-per-repo functions per repository (paper: more than 15), no
+benchmark repositories (--exclude). Writes RepoST-formatted JSONL, the format
+'actor probe label --data' reads (as it reads the authors' RepoST-Train file).`,
+	Args: cobra.NoArgs,
+	RunE: func(cmd *cobra.Command, _ []string) error { return runProbeDataset(cmd.ErrOrStderr()) },
+}
+
+func runProbeDataset(stderr io.Writer) error {
+	f := &probeDatasetFlags
+	if f.out == "" {
+		return errors.New("probe dataset: --out FILE.jsonl is required")
+	}
+	dirs := append([]string(nil), f.repos...)
+	for _, parent := range f.reposUnder {
+		entries, err := os.ReadDir(parent)
+		if err != nil {
+			return fmt.Errorf("probe dataset: %w", err)
+		}
+		for _, e := range entries {
+			if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+				dirs = append(dirs, filepath.Join(parent, e.Name()))
+			}
+		}
+	}
+	if len(dirs) == 0 {
+		return errors.New("probe dataset: no repositories (--repo or --repos-under)")
+	}
+	o := dataset.Options{MinPerRepo: f.minPerRepo, MaxPerRepo: f.maxPerRepo, Limit: f.limit, Exclude: f.exclude,
+		MinBodyLines: f.minBody, MaxBodyLines: f.maxBody, MinDocChars: f.minDoc, SkipTests: f.skipTests, Seed: f.seed}
+	samples, rep, err := dataset.ExtractRepos(dirs, o)
+	if err != nil {
+		return err
+	}
+	if len(samples) == 0 {
+		return fmt.Errorf("probe dataset: no function passed the filters (%s)", rep)
+	}
+	out, err := os.Create(f.out)
+	if err != nil {
+		return fmt.Errorf("probe dataset: %w", err)
+	}
+	if err := dataset.WriteRepoST(out, samples); err != nil {
+		out.Close()
+		return fmt.Errorf("probe dataset: %s: %w", f.out, err)
+	}
+	if err := out.Close(); err != nil {
+		return fmt.Errorf("probe dataset: %s: %w", f.out, err)
+	}
+	fmt.Fprintf(stderr, "%s\nwrote %d functions to %s\n", rep, len(samples), f.out)
+	return nil
+}
+
+var probeLabelFlags struct {
+	data, out, model                       string
+	rules                                  critical.Rules
+	noMismatch, noUncertainty, noAttention bool
+	maxTarget, limit, ctx, threads         int
+	bos, strict                            bool
+}
+
+var probeLabelCmd = &cobra.Command{
+	Use:   "label --data FILE.jsonl --out DIR",
+	Short: "Teacher-force each function's body and label its critical tokens (resumable)",
+	Long: `For each function of a RepoST-formatted JSONL file, one teacher-forced pass of
+the model over prompt + body records, per body token, the greedy prediction,
+the entropy (nats), log p(target), the final-norm hidden state and the
+influence (mean of the top-k head-averaged last-layer attentions later body
+tokens pay it); tokens are critical by mismatch OR entropy ≥ --entropy OR
+influence ≥ --influence. The prompt is "# file path: PATH" and the signature
+and docstring, without retrieved context. Results go to DIR (hidden states
+as float16 + JSONL); rerunning continues after the last complete function.`,
+	Args: cobra.NoArgs,
+	RunE: func(cmd *cobra.Command, _ []string) error {
+		return runProbeLabel(cmd.Context(), cmd.ErrOrStderr())
+	},
+}
+
+// engineScorer adapts an engine session to the labeler.
+type engineScorer struct{ s *engine.Session }
+
+func (e engineScorer) Score(prompt, target []int32) (*labeler.Scored, error) {
+	sc, err := e.s.Score(prompt, target)
+	if err != nil {
+		return nil, err
+	}
+	out := labeler.Scored(*sc)
+	return &out, nil
+}
+
+func runProbeLabel(ctx context.Context, stderr io.Writer) error {
+	f := &probeLabelFlags
+	if f.data == "" || f.out == "" {
+		return errors.New("probe label: --data and --out are required")
+	}
+	rules := f.rules
+	for _, o := range []struct {
+		off  bool
+		flag critical.Flags
+	}{{f.noMismatch, critical.Mismatch}, {f.noUncertainty, critical.Uncertain}, {f.noAttention, critical.Influential}} {
+		if o.off {
+			rules.Enabled &^= o.flag
+		}
+	}
+	if err := rules.Validate(); err != nil {
+		return err
+	}
+	samples, skipped, err := dataset.ReadRepoST(f.data, f.strict)
+	if err != nil {
+		return err
+	}
+	for i, s := range skipped {
+		if i == 3 {
+			fmt.Fprintf(stderr, "actor: warning: … %d more unusable rows\n", len(skipped)-3)
+			break
+		}
+		fmt.Fprintln(stderr, "actor: warning: skipped", s)
+	}
+	if f.limit > 0 && len(samples) > f.limit {
+		samples = samples[:f.limit]
+	}
+	quietLogs(stderr)
+	if w := engine.CPUWarning(); w != "" {
+		fmt.Fprintln(stderr, w)
+	}
+	path, err := models.Resolve(f.model)
+	if err != nil {
+		return err
+	}
+	m, err := engine.Load(path, engine.Options{ContextLength: f.ctx, Threads: f.threads})
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	tok, err := tokenizer.FromGGUF(m.GGUF())
+	if err != nil {
+		return err
+	}
+	sess, err := m.NewSession()
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	info := probe.ModelInfo{Arch: m.Config.Architecture, Hidden: m.Config.Embed, TokenizerHash: tok.Hash(), Name: m.Config.Name}
+	mode := "file path + signature + docstring, no retrieval"
+	if f.bos {
+		mode += ", BOS"
+	}
+	w, err := labels.OpenWriter(f.out, labels.NewHeader(info, rules, mode, f.maxTarget),
+		func(msg string) { fmt.Fprintln(stderr, "actor: warning:", msg) })
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	if n, _ := w.Count(); n > 0 {
+		fmt.Fprintf(stderr, "resuming %s: %d functions already labelled\n", f.out, n)
+	}
+	bar := progressbar.NewOptions(len(samples), progressbar.OptionSetWriter(stderr),
+		progressbar.OptionSetDescription("labelling"), progressbar.OptionShowCount(), progressbar.OptionShowIts(),
+		progressbar.OptionSetItsString("fn"), progressbar.OptionSetPredictTime(true), progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(200*time.Millisecond))
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	start := time.Now()
+	sum, err := labeler.Run(ctx, samples, tok, engineScorer{sess}, w, labeler.Options{
+		Rules: rules, MaxTarget: f.maxTarget, Context: sess.Capacity(), AddBOS: f.bos,
+		Progress: func(done, _ int) { _ = bar.Set(done) },
+		Warn:     func(msg string) { fmt.Fprintln(stderr, "\nactor: warning:", msg) },
+	})
+	_ = bar.Finish()
+	fmt.Fprintln(stderr)
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintf(stderr, "interrupted: %d functions stored; rerun the same command to continue\n", sum.Done+sum.Labelled)
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	secs := time.Since(start).Seconds()
+	fmt.Fprintf(stderr, "labelled %d functions (%d tokens, %d critical = %.2f %%) in %.0f s (%.1f tokens/s); %d done before, %d skipped\n",
+		sum.Labelled, sum.Tokens, sum.Critical, 100*float64(sum.Critical)/float64(max(1, sum.Tokens)), secs,
+		float64(sum.Tokens)/secs, sum.Done, sum.Skipped)
+	return w.Close()
+}
+
+func init() {
+	d := probeDatasetCmd.Flags()
+	df := &probeDatasetFlags
+	def := dataset.DefaultOptions()
+	d.StringSliceVar(&df.repos, "repo", nil, "repository directory (repeatable; its base name is the repository name)")
+	d.StringSliceVar(&df.reposUnder, "repos-under", nil, "directory whose subdirectories are repositories (repeatable)")
+	d.StringVar(&df.out, "out", "", "JSONL file to write (required)")
+	d.StringSliceVar(&df.exclude, "exclude", nil, "repository names to leave out (the benchmarks' projects)")
+	d.IntVar(&df.minPerRepo, "min-per-repo", def.MinPerRepo, "keep repositories with at least this many functions")
+	d.IntVar(&df.maxPerRepo, "max-per-repo", 0, "at most this many functions per repository, seeded sample (0: all)")
+	d.IntVar(&df.limit, "limit", 0, "at most this many functions in total, seeded sample (0: all)")
+	d.IntVar(&df.minBody, "min-body-lines", def.MinBodyLines, "non-blank body lines required")
+	d.IntVar(&df.maxBody, "max-body-lines", 0, "skip longer bodies (0: no limit)")
+	d.IntVar(&df.minDoc, "min-doc-chars", def.MinDocChars, "non-space docstring characters required")
+	d.BoolVar(&df.skipTests, "skip-tests", false, "skip test directories and test files")
+	d.Uint64Var(&df.seed, "seed", def.Seed, "seed of the samples")
+
+	l := probeLabelCmd.Flags()
+	lf := &probeLabelFlags
+	r := critical.DefaultRules()
+	lf.rules = r
+	l.StringVar(&lf.data, "data", "", "RepoST-formatted JSONL of functions (required)")
+	l.StringVar(&lf.out, "out", "", "labels directory to create or resume (required)")
+	l.StringVar(&lf.model, "model", models.DefaultModel, "model name (see 'actor models list') or GGUF file path")
+	l.Float64Var(&lf.rules.EntropyMin, "entropy", r.EntropyMin, "uncertainty threshold: entropy ≥ this many nats")
+	l.Float64Var(&lf.rules.InfluenceMin, "influence", r.InfluenceMin, "attention threshold: influence ≥ this")
+	l.IntVar(&lf.rules.TopK, "top-k", r.TopK, "influence averages the k largest attentions")
+	l.IntVar(&lf.rules.Window, "window", r.Window, "influence over the next N positions only (paper's option; 0: all later, the authors' code)")
+	l.BoolVar(&lf.noMismatch, "no-mismatch", false, "switch the mismatch rule off (ablation)")
+	l.BoolVar(&lf.noUncertainty, "no-uncertainty", false, "switch the uncertainty rule off (ablation)")
+	l.BoolVar(&lf.noAttention, "no-attention", false, "switch the attention-influence rule off (ablation)")
+	l.IntVar(&lf.maxTarget, "max-target", 512, "label at most this many body tokens per function (0: all)")
+	l.IntVar(&lf.limit, "limit", 0, "label only the first N functions of --data (0: all)")
+	l.IntVar(&lf.ctx, "ctx", 0, fmt.Sprintf("context length (0: min(%d, the model's)); longer bodies are cut", engine.DefaultContextLength))
+	l.IntVar(&lf.threads, "threads", 0, "CPU threads for ggml (0: number of CPUs, at most 8)")
+	l.BoolVar(&lf.bos, "bos", false, "encode the prompt with the model's BOS token (the authors label without)")
+	l.BoolVar(&lf.strict, "strict", false, "stop at the first unusable row of --data instead of skipping it")
+
+	probeCmd.AddCommand(probeDatasetCmd, probeLabelCmd)
+}
