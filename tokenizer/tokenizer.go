@@ -24,9 +24,9 @@ type Tokenizer struct {
 	pieces []string // the bytes each token stands for
 	eog    []bool
 
-	bos, eos, eot, pad, unk int32
-	addBOS, addEOS          bool
-	addSpacePrefix          bool
+	bos, eos, unk  int32
+	addBOS, addEOS bool
+	addSpacePrefix bool
 
 	allSpecials, userSpecials *specialIndex
 
@@ -60,8 +60,8 @@ func New(v Vocab) (*Tokenizer, error) {
 		addSpacePrefix: v.AddSpacePrefix,
 		hash:           v.hash(),
 	}
-	var eom int32
-	t.bos, t.eos, t.eot, eom, t.pad, t.unk = v.specialIDs()
+	var eot, eom int32
+	t.bos, t.eos, eot, eom, t.unk = v.specialIDs()
 	for i := range n {
 		t.texts[i] = v.tokenText(i)
 		t.byText[t.texts[i]] = int32(i) // the last of duplicate texts wins, as in llama.cpp
@@ -70,7 +70,7 @@ func New(v Vocab) (*Tokenizer, error) {
 			t.attrs[i] = attrOfType(v.Types[i])
 		}
 	}
-	eog := t.detectSpecials(t.eot, eom)
+	eog := t.detectSpecials(eot, eom)
 	t.eog = make([]bool, n)
 	for id := range eog {
 		t.eog[id] = true
