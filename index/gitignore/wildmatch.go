@@ -9,11 +9,10 @@ package gitignore
 // bracket expressions never match '/', `**` as a whole path component matches
 // any number of directories (including none), `\` quotes the next character.
 // A malformed pattern (unclosed bracket, trailing backslash, unknown
-// character class) matches nothing. Characters are compared as Unicode code
-// points (git compares bytes; this only differs for `?` and brackets against
-// non-ASCII names).
+// character class) matches nothing. Like git, it compares bytes: `?` and a
+// bracket expression match one byte, not one UTF-8 character.
 func Match(pattern, name string) bool {
-	m := matcher{p: []rune(pattern), t: []rune(name)}
+	m := matcher{p: []byte(pattern), t: []byte(name)}
 	m.failed = make(map[[2]int]bool)
 	return m.match(0, 0)
 }
@@ -22,7 +21,7 @@ func Match(pattern, name string) bool {
 // already known not to match, which keeps patterns with many stars linear
 // enough on long paths.
 type matcher struct {
-	p, t   []rune
+	p, t   []byte
 	failed map[[2]int]bool
 }
 
@@ -113,7 +112,7 @@ func (m *matcher) star(pi, ti int) bool {
 // matchClass matches r against the bracket expression starting at p[pi]
 // ('['). It returns the index after the closing ']' and whether r matched; a
 // malformed expression never matches.
-func matchClass(p []rune, pi int, r rune) (int, bool) {
+func matchClass(p []byte, pi int, r byte) (int, bool) {
 	i := pi + 1
 	negate := false
 	if i < len(p) && (p[i] == '!' || p[i] == '^') {
@@ -181,7 +180,7 @@ func matchClass(p []rune, pi int, r rune) (int, bool) {
 
 // classEnd returns the index of the ':' of the ":]" closing a POSIX class
 // name that starts at p[i], or -1.
-func classEnd(p []rune, i int) int {
+func classEnd(p []byte, i int) int {
 	for j := i; j+1 < len(p); j++ {
 		if p[j] == ':' && p[j+1] == ']' {
 			return j
@@ -195,7 +194,7 @@ func classEnd(p []rune, i int) int {
 
 // inClass reports whether r is in the POSIX class name (ASCII semantics, as
 // git's ctype) and whether the name is known.
-func inClass(name string, r rune) (in, known bool) {
+func inClass(name string, r byte) (in, known bool) {
 	isDigit := '0' <= r && r <= '9'
 	isLower := 'a' <= r && r <= 'z'
 	isUpper := 'A' <= r && r <= 'Z'
