@@ -99,7 +99,7 @@ func TestMissingFile(t *testing.T) {
 
 func TestBadTokens(t *testing.T) {
 	r := loadRef(t, "llama_mha")
-	s := newSession(t, loadTiny(t, r))
+	s := newSession(t, loadTiny(t, r, false))
 	if _, err := s.Prefill([]int32{1, int32(r.Vocab)}); err == nil || !strings.Contains(err.Error(), "outside the vocabulary") {
 		t.Fatalf("token id = vocab size: %v", err)
 	}

@@ -68,14 +68,31 @@ func maxAbsDiff(a, b []float32) float64 {
 	return m
 }
 
-func loadTiny(t *testing.T, r *tinyRef) *Model {
+func loadTiny(t *testing.T, r *tinyRef, flash bool) *Model {
 	t.Helper()
-	m, err := Load(r.path, Options{ContextLength: 64, F32Cache: true, Threads: 1})
+	m, err := Load(r.path, Options{ContextLength: 64, F32Cache: true, Threads: 1, FlashAttention: flash})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(m.Close)
 	return m
+}
+
+// eachTiny runs f as a subtest for every named tiny model, with the
+// explicit attention graph and with flash attention.
+func eachTiny(t *testing.T, names []string, f func(t *testing.T, r *tinyRef, m *Model)) {
+	for _, name := range names {
+		for _, flash := range []bool{false, true} {
+			mode := "/softmax"
+			if flash {
+				mode = "/flash"
+			}
+			t.Run(name+mode, func(t *testing.T) {
+				r := loadRef(t, name)
+				f(t, r, loadTiny(t, r, flash))
+			})
+		}
+	}
 }
 
 func newSession(t *testing.T, m *Model) *Session {

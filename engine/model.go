@@ -29,6 +29,12 @@ type Options struct {
 	// F32Cache stores keys and values as float32 instead of float16 (the
 	// llama.cpp default): exact, at twice the memory.
 	F32Cache bool
+	// FlashAttention uses ggml's flash-attention kernel in every layer
+	// whose attention probabilities are not read. Each query row is then
+	// computed the same way whatever the batch, so a reused prefix, Score
+	// and step-by-step decoding agree more closely on quantised models.
+	// Off by default, matching llama.cpp's default graph.
+	FlashAttention bool
 	// BatchSize is the number of tokens per forward pass when prefilling
 	// (0: DefaultBatchSize). Larger batches are faster but need more memory.
 	BatchSize int
@@ -76,7 +82,7 @@ func Load(path string, opts Options) (*Model, error) {
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = DefaultBatchSize
 	}
-	net, err := ggml.Load(path, cfg.params(), opts.Threads)
+	net, err := ggml.Load(path, cfg.params(), ggml.Options{Threads: opts.Threads, FlashAttention: opts.FlashAttention})
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}

@@ -27,6 +27,7 @@ var generateFlags struct {
 	threads     int
 	ctx         int
 	f32Cache    bool
+	flashAttn   bool
 	trace       string
 	verbose     bool
 }
@@ -75,7 +76,7 @@ func runGenerate(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	m, err := engine.Load(path, engine.Options{ContextLength: f.ctx, Threads: f.threads, F32Cache: f.f32Cache})
+	m, err := engine.Load(path, engine.Options{ContextLength: f.ctx, Threads: f.threads, F32Cache: f.f32Cache, FlashAttention: f.flashAttn})
 	if err != nil {
 		return err
 	}
@@ -147,6 +148,7 @@ func init() {
 	f.IntVar(&generateFlags.threads, "threads", 0, "CPU threads for ggml (0: number of CPUs, at most 8)")
 	f.IntVar(&generateFlags.ctx, "ctx", 0, fmt.Sprintf("context length in tokens, prompt included (0: min(%d, the model's))", engine.DefaultContextLength))
 	f.BoolVar(&generateFlags.f32Cache, "f32-cache", false, "keep the KV cache in float32 instead of float16")
+	f.BoolVar(&generateFlags.flashAttn, "flash-attn", false, "use flash attention (results independent of batching; llama.cpp's default is off)")
 	f.StringVar(&generateFlags.trace, "trace", "", "write one JSON line per generated token to this file")
 	f.BoolVar(&generateFlags.verbose, "verbose", false, "show the tensor backend's log")
 	generateCmd.MarkFlagRequired("prompt-file")

@@ -36,9 +36,9 @@ func (t CacheType) dtype() ml.DType {
 // Position i lives in slot i: a forward batch at Start overwrites the slots
 // from Start on, so truncating a sequence needs no work here.
 //
-// Keys are stored [headDim, kvHeads, size]; values transposed as
-// [size, headDim, kvHeads], so attention reads both as strided views without
-// a per-step copy.
+// Keys are stored [headDim, kvHeads, size]. Values are stored the same way
+// for flash attention, otherwise transposed as [size, headDim, kvHeads], so
+// attention reads both as strided views without a per-step copy.
 type Cache struct {
 	m    *Model
 	ctx  ml.Context
@@ -59,7 +59,11 @@ func (m *Model) NewCache(size int, typ CacheType) (c *Cache, err error) {
 	for l := range p.Layers {
 		lc := c.ctx.Layer(l)
 		c.k = append(c.k, lc.Empty(typ.dtype(), p.HeadDim, p.KVHeads, size))
-		c.v = append(c.v, lc.Empty(typ.dtype(), size, p.HeadDim, p.KVHeads))
+		if m.o.FlashAttention {
+			c.v = append(c.v, lc.Empty(typ.dtype(), p.HeadDim, p.KVHeads, size))
+		} else {
+			c.v = append(c.v, lc.Empty(typ.dtype(), size, p.HeadDim, p.KVHeads))
+		}
 	}
 	return c, nil
 }

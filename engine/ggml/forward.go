@@ -44,6 +44,8 @@ type graph struct {
 	ctx  ml.Context
 	b    *Batch
 	nTot int // keys visible to the batch: Start + len(Tokens)
+	// flash masks in float16 (flash attention's type), per query set
+	flashMask, flashOutMask ml.Tensor
 }
 
 // Forward runs one batch through the model and returns the requested
@@ -118,6 +120,9 @@ func (g *graph) build() []ml.Tensor {
 		outPositions = in.FromInts(op, nOut)
 		outMask = in.FromFloats(causalMask(op, g.nTot), g.nTot, nOut)
 	}
+	if m.o.FlashAttention {
+		g.flashMask, g.flashOutMask = mask.Cast(ctx, ml.DTypeF16), outMask.Cast(ctx, ml.DTypeF16)
+	}
 
 	x := m.tokEmb.Rows(ctx, tokens)
 	var attn ml.Tensor
@@ -129,10 +134,10 @@ func (g *graph) build() []ml.Tensor {
 		if last && nOut == 0 {
 			return nil
 		}
-		qPos, qMask, nq := positions, mask, n
+		qPos, qMask, fMask, nq := positions, mask, g.flashMask, n
 		if last && outRows != nil {
 			h, x = h.Rows(ctx, outRows), x.Rows(ctx, outRows)
-			qPos, qMask, nq = outPositions, outMask, nOut
+			qPos, qMask, fMask, nq = outPositions, outMask, g.flashOutMask, nOut
 		}
 		q := lw.wq.Mulmat(ctx, h)
 		if lw.bq != nil {
@@ -141,9 +146,17 @@ func (g *graph) build() []ml.Tensor {
 		q = g.rope(q.Reshape(ctx, p.HeadDim, p.Heads, nq), qPos)
 		var o ml.Tensor
 		if last && b.Attention {
-			o, attn = g.explicitAttention(l, q, qMask, nq)
-		} else {
-			o = g.fusedAttention(l, q, qMask)
+			var probs ml.Tensor
+			probs, attn = g.attentionProbs(l, q, qMask, nq)
+			if !m.o.FlashAttention {
+				o = g.values(l).Mulmat(ctx, probs).Permute(ctx, 0, 2, 1, 3) // [hd, heads, nq]
+			}
+		}
+		if o == nil {
+			// With flash attention the output always comes from the fused
+			// kernel, even when probabilities are read, so that it does
+			// not depend on what is read back.
+			o = g.fusedAttention(l, q, qMask, fMask)
 		}
 		x = x.Add(ctx, lw.wo.Mulmat(ctx, o.Reshape(ctx, p.HeadDim*p.Heads, nq)))
 		h = x.RMSNorm(ctx, lw.ffnNorm, p.Eps)
@@ -179,6 +192,11 @@ func (g *graph) storeKV(l int, h, positions ml.Tensor) {
 	k = g.rope(k.Reshape(ctx, p.HeadDim, p.KVHeads, n), positions)
 	kc, vc := g.c.k[l], g.c.v[l]
 	kDst := kc.View(ctx, g.b.Start*kc.Stride(2), p.HeadDim*p.KVHeads*n)
+	if g.m.o.FlashAttention {
+		vDst := vc.View(ctx, g.b.Start*vc.Stride(2), p.HeadDim*p.KVHeads*n)
+		ctx.Forward(k.Copy(ctx, kDst), v.Copy(ctx, vDst))
+		return
+	}
 	// values go in transposed: [n, headDim, kvHeads] strided into the cache
 	vDst := vc.View(ctx, g.b.Start*vc.Stride(0), n, vc.Stride(1), p.HeadDim, vc.Stride(2), p.KVHeads)
 	vSrc := v.Reshape(ctx, p.HeadDim, p.KVHeads, n).Permute(ctx, 1, 2, 0, 3)
@@ -191,32 +209,38 @@ func (g *graph) keys(l int) ml.Tensor {
 	return kc.View(g.ctx, 0, g.m.p.HeadDim, kc.Stride(1), g.m.p.KVHeads, kc.Stride(2), g.nTot)
 }
 
-// values returns the cached values of layer l as [nTot, headDim, kvHeads].
+// values returns the cached values of layer l: [headDim, kvHeads, nTot]
+// for flash attention, [nTot, headDim, kvHeads] otherwise.
 func (g *graph) values(l int) ml.Tensor {
-	vc := g.c.v[l]
-	return vc.View(g.ctx, 0, g.nTot, vc.Stride(1), g.m.p.HeadDim, vc.Stride(2), g.m.p.KVHeads)
+	vc, p := g.c.v[l], g.m.p
+	if g.m.o.FlashAttention {
+		return vc.View(g.ctx, 0, p.HeadDim, vc.Stride(1), p.KVHeads, vc.Stride(2), g.nTot)
+	}
+	return vc.View(g.ctx, 0, g.nTot, vc.Stride(1), p.HeadDim, vc.Stride(2), p.KVHeads)
 }
 
 func (g *graph) scale() float64 { return 1 / math.Sqrt(float64(g.m.p.HeadDim)) }
 
-// fusedAttention is softmax(QKᵀ·scale + mask)·V with scale, mask and
-// softmax fused in one ggml op; q is [headDim, heads, nq], the result
-// [headDim, heads, nq].
-func (g *graph) fusedAttention(l int, q, mask ml.Tensor) ml.Tensor {
+// fusedAttention is softmax(QKᵀ·scale + mask)·V, either flash attention
+// (with the float16 mask fmask) or with scale, mask and softmax fused in
+// one op; q is [headDim, heads, nq], the result [headDim, heads, nq].
+func (g *graph) fusedAttention(l int, q, mask, fmask ml.Tensor) ml.Tensor {
+	if g.m.o.FlashAttention {
+		mask = fmask
+	}
 	sdpa := q.(ml.ScaledDotProductAttention)
 	return sdpa.ScaledDotProductAttention(g.ctx, g.keys(l), g.values(l), mask, nil, nil, g.scale(), true)
 }
 
-// explicitAttention computes the same as fusedAttention but keeps the
-// probabilities, and returns them averaged over heads as [nTot, nq].
-func (g *graph) explicitAttention(l int, q, mask ml.Tensor, nq int) (o, avg ml.Tensor) {
+// attentionProbs computes softmax(QKᵀ·scale + mask) explicitly, as
+// [nTot, nq, heads], and its average over heads as [nTot, nq].
+func (g *graph) attentionProbs(l int, q, mask ml.Tensor, nq int) (probs, avg ml.Tensor) {
 	ctx, p := g.ctx, g.m.p
 	k := g.keys(l).Permute(ctx, 0, 2, 1, 3)                 // [hd, nTot, kvHeads]
 	kq := k.MulmatFullPrec(ctx, q.Permute(ctx, 0, 2, 1, 3)) // [nTot, nq, heads]
-	probs := kq.Scale(ctx, g.scale()).Add(ctx, mask).Softmax(ctx)
-	o = g.values(l).Mulmat(ctx, probs).Permute(ctx, 0, 2, 1, 3) // [hd, heads, nq]
+	probs = kq.Scale(ctx, g.scale()).Add(ctx, mask).Softmax(ctx)
 	avg = probs.Permute(ctx, 1, 2, 0, 3).Contiguous(ctx).SumRows(ctx).Scale(ctx, 1/float64(p.Heads))
-	return o, avg.Reshape(ctx, g.nTot, nq)
+	return probs, avg.Reshape(ctx, g.nTot, nq)
 }
 
 func (g *graph) rope(t, positions ml.Tensor) ml.Tensor {

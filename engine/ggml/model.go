@@ -46,10 +46,23 @@ type layer struct {
 	ffnNorm, wg, wu, wd                  ml.Tensor
 }
 
+// Options choose how a model runs.
+type Options struct {
+	// Threads is ggml's CPU thread count, process-wide (the last Load wins).
+	Threads int
+	// FlashAttention runs attention with ggml's fused flash-attention
+	// kernel, which computes every query row on its own: results do not
+	// depend on how tokens are split into batches. Without it attention is
+	// two matrix products around a softmax, as llama.cpp does by default.
+	// Layers whose probabilities are read always use the explicit form.
+	FlashAttention bool
+}
+
 // Model holds the weights of one decoder in memory (copied from the file,
 // no mmap) and builds its forward graphs.
 type Model struct {
 	p       Params
+	o       Options
 	b       ml.Backend
 	tokEmb  ml.Tensor
 	outNorm ml.Tensor
@@ -59,14 +72,18 @@ type Model struct {
 
 // Load reads the weights of the GGUF file at path into memory. The file must
 // already have been validated (tensor names, shapes and types) by the caller:
-// the backend trusts it. threads sets ggml's process-wide CPU thread count.
-func Load(path string, p Params, threads int) (m *Model, err error) {
+// the backend trusts it.
+func Load(path string, p Params, o Options) (m *Model, err error) {
 	defer recoverErr(&err, "load "+path)
-	b, err := ml.NewBackend(path, ml.BackendParams{AllocMemory: true, NumThreads: threads})
+	bp := ml.BackendParams{AllocMemory: true, NumThreads: o.Threads, FlashAttention: ml.FlashAttentionDisabled}
+	if o.FlashAttention {
+		bp.FlashAttention = ml.FlashAttentionEnabled
+	}
+	b, err := ml.NewBackend(path, bp)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	m = &Model{p: p, b: b}
+	m = &Model{p: p, o: o, b: b}
 	if err := m.bind(); err != nil {
 		b.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -1,0 +1,168 @@
+package ggml
+
+import (
+	"math"
+	"testing"
+
+	fsggml "github.com/ollama/ollama/fs/ggml"
+)
+
+// wide has row lengths that are multiples of 256, as K-quants need.
+var wide = Params{Layers: 2, Embed: 256, Heads: 4, KVHeads: 2, HeadDim: 64, RopeDim: 64, Vocab: 512,
+	Eps: 1e-5, RopeBase: 10000, RopeFreqScale: 1}
+
+func loadRandom(t *testing.T, typ fsggml.TensorType, dequant bool, o Options) *Model {
+	t.Helper()
+	m, err := Load(randomModel(t, wide, 512, typ, 1, dequant), wide, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	return m
+}
+
+func run(t *testing.T, m *Model, c *Cache, b Batch) Output {
+	t.Helper()
+	out, err := m.Forward(c, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func newCache(t *testing.T, m *Model, typ CacheType) *Cache {
+	t.Helper()
+	c, err := m.NewCache(128, typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+func maxDiff(a, b []float32) float64 {
+	var d float64
+	for i := range a {
+		d = max(d, math.Abs(float64(a[i])-float64(b[i])))
+	}
+	return d
+}
+
+func argmaxRow(x []float32) int {
+	best := 0
+	for i, v := range x {
+		if v > x[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+var tokens = []int32{5, 77, 300, 12, 499, 3, 250, 128, 64, 1, 42, 411}
+
+// TestQuantTypes runs random weights stored in every supported type and
+// compares all logits with a float32 model holding the same weights
+// dequantised: what remains is ggml quantising the activations (to Q8 for
+// the quantised types) inside the matrix products.
+func TestQuantTypes(t *testing.T) {
+	all := make([]int, len(tokens))
+	for i := range all {
+		all[i] = i
+	}
+	for _, typ := range []fsggml.TensorType{
+		fsggml.TensorTypeF16, fsggml.TensorTypeBF16, fsggml.TensorTypeQ8_0, fsggml.TensorTypeQ5_0,
+		fsggml.TensorTypeQ5_1, fsggml.TensorTypeQ4_0, fsggml.TensorTypeQ4_1, fsggml.TensorTypeQ6_K,
+		fsggml.TensorTypeQ5_K, fsggml.TensorTypeQ4_K,
+	} {
+		ref := loadRandom(t, typ, true, Options{Threads: 1})
+		want := run(t, ref, newCache(t, ref, CacheF32), Batch{Tokens: tokens, Outputs: all, Logits: true}).Logits
+		m := loadRandom(t, typ, false, Options{Threads: 1})
+		got := run(t, m, newCache(t, m, CacheF32), Batch{Tokens: tokens, Outputs: all, Logits: true}).Logits
+		var spread float64
+		for _, v := range want {
+			spread = max(spread, math.Abs(float64(v)))
+		}
+		diff := maxDiff(got, want)
+		rel := diff / spread
+		t.Logf("%-5v logits max error %.4f of the largest |logit| %.1f", typ, rel, spread)
+		if rel > 0.03 {
+			t.Errorf("%v: logits error %.4f of the largest", typ, rel)
+		}
+		for i := range tokens {
+			V := wide.Vocab
+			g, w := got[i*V:(i+1)*V], want[i*V:(i+1)*V]
+			if a, b := argmaxRow(g), argmaxRow(w); a != b && float64(w[b]-w[a]) > 2*diff {
+				t.Errorf("%v position %d: argmax %d, want %d (margin %.3f)", typ, i, a, b, w[b]-w[a])
+			}
+		}
+	}
+}
+
+// TestFlashBatchInvariant checks that with flash attention a quantised
+// model gives bit-identical logits whether the tokens come in one batch or
+// one at a time, in both cache types.
+func TestFlashBatchInvariant(t *testing.T) {
+	m := loadRandom(t, fsggml.TensorTypeQ4_K, false, Options{Threads: 1, FlashAttention: true})
+	for _, typ := range []CacheType{CacheF16, CacheF32} {
+		n := len(tokens)
+		all := make([]int, n)
+		for i := range all {
+			all[i] = i
+		}
+		batch := run(t, m, newCache(t, m, typ), Batch{Tokens: tokens, Outputs: all, Logits: true, Hidden: true})
+		c := newCache(t, m, typ)
+		for i, tok := range tokens {
+			step := run(t, m, c, Batch{Tokens: []int32{tok}, Start: i, Outputs: []int{0}, Logits: true, Hidden: true})
+			V, H := wide.Vocab, wide.Embed
+			if d := maxDiff(step.Logits, batch.Logits[i*V:(i+1)*V]) + maxDiff(step.Hidden, batch.Hidden[i*H:(i+1)*H]); d != 0 {
+				t.Fatalf("%v cache, position %d: step differs from batch by %.2e", typ, i, d)
+			}
+		}
+	}
+}
+
+// TestAttentionRows checks the head-averaged probabilities: rows sum to 1,
+// nothing after the query's own position, and the same with both graphs.
+func TestAttentionRows(t *testing.T) {
+	var rows [2][]float32
+	for i, flash := range []bool{false, true} {
+		m := loadRandom(t, fsggml.TensorTypeF32, false, Options{Threads: 1, FlashAttention: flash})
+		c := newCache(t, m, CacheF32)
+		run(t, m, c, Batch{Tokens: tokens[:5]})
+		out := run(t, m, c, Batch{Tokens: tokens[5:], Start: 5, Outputs: []int{0, 3, 6}, Logits: true, Attention: true})
+		n := len(tokens)
+		for r, o := range []int{5, 8, 11} {
+			var sum float64
+			for k, a := range out.Attention[r*n : (r+1)*n] {
+				if k > o && a != 0 {
+					t.Fatalf("query %d attends to later key %d", o, k)
+				}
+				sum += float64(a)
+			}
+			if math.Abs(sum-1) > 1e-5 {
+				t.Fatalf("query %d: probabilities sum to %f", o, sum)
+			}
+		}
+		rows[i] = out.Attention
+	}
+	if d := maxDiff(rows[0], rows[1]); d > 1e-6 {
+		t.Errorf("attention differs between graphs by %.2e", d)
+	}
+}
+
+func TestForwardErrors(t *testing.T) {
+	m := loadRandom(t, fsggml.TensorTypeQ8_0, false, Options{Threads: 1})
+	c := newCache(t, m, CacheF16)
+	for _, b := range []Batch{
+		{},
+		{Tokens: []int32{1}, Start: 128},
+		{Tokens: []int32{1, 2}, Start: -1},
+		{Tokens: []int32{1, 512}},
+		{Tokens: []int32{1, 2}, Outputs: []int{1, 0}},
+		{Tokens: []int32{1, 2}, Outputs: []int{2}},
+	} {
+		if _, err := m.Forward(c, b); err == nil {
+			t.Errorf("batch %+v: no error", b)
+		}
+	}
+}
