@@ -9,10 +9,16 @@ import (
 
 // Matrix is the dense index: one contiguous row-major float32 matrix of
 // unit-length candidate vectors, searched exhaustively (exact top-k cosine).
+// On AVX2 machines large matrices also keep a half-precision copy that is
+// scanned first (half the memory traffic); only rows whose approximate
+// score could reach the top k are rescored from the float32 rows, so the
+// result is the same as a full float32 scan.
 type Matrix struct {
 	data []float32
 	n    int
 	dim  int
+	half []uint16 // half-precision copy, nil when not used
+	eps  float64  // bound on |half-precision score - float32 score|
 }
 
 // NewMatrix takes ownership of data (n rows of dim floats) and normalises
@@ -40,6 +46,7 @@ func NewMatrix(data []float32, dim int) (*Matrix, error) {
 			row[j] *= inv
 		}
 	}
+	m.buildHalf()
 	return m, nil
 }
 
@@ -56,10 +63,33 @@ func (m *Matrix) Row(i int) []float32 { return m.data[i*m.dim : (i+1)*m.dim] }
 // alone (starting workers costs more than it saves).
 const minParallelRows = 8192
 
+// parallelRows splits rows [0, n) into one contiguous chunk per worker
+// (a single chunk for small n) and runs fn on each concurrently; it
+// returns the number of chunks.
+func parallelRows(n int, fn func(chunk, lo, hi int)) int {
+	workers := runtime.GOMAXPROCS(0)
+	if n < minParallelRows || workers < 2 {
+		fn(0, 0, n)
+		return 1
+	}
+	var wg sync.WaitGroup
+	size := (n + workers - 1) / workers
+	for w := 0; w < workers; w++ {
+		lo, hi := w*size, min(n, (w+1)*size)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(w, lo, hi)
+		}()
+	}
+	wg.Wait()
+	return workers
+}
+
 // TopK returns the k rows most similar to q (cosine: q is normalised here),
-// best first, among the rows keep accepts (all when keep is nil). keep is
-// called only for rows that would enter the top k, possibly from several
-// goroutines at once.
+// best first, ties to the lower row, among the rows keep accepts (all when
+// keep is nil). keep is called only for rows that could enter the top k,
+// possibly from several goroutines at once.
 func (m *Matrix) TopK(q []float32, k int, keep func(int) bool) ([]Hit, error) {
 	if len(q) != m.dim {
 		return nil, fmt.Errorf("dense search: query of dimension %d, index of %d", len(q), m.dim)
@@ -68,41 +98,32 @@ func (m *Matrix) TopK(q []float32, k int, keep func(int) bool) ([]Hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	workers := runtime.GOMAXPROCS(0)
-	if m.n < minParallelRows || workers < 2 {
-		return m.scan(qn, 0, m.n, k, keep).sorted(), nil
+	if k <= 0 {
+		return nil, nil
 	}
-	parts := make([]*topK, workers)
-	var wg sync.WaitGroup
-	chunk := (m.n + workers - 1) / workers
-	for w := range parts {
-		lo, hi := w*chunk, min(m.n, (w+1)*chunk)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			parts[w] = m.scan(qn, lo, hi, k, keep)
-		}()
-	}
-	wg.Wait()
+	return m.search(qn, k, keep), nil
+}
+
+// topKExact scans the float32 rows.
+func (m *Matrix) topKExact(q []float32, k int, keep func(int) bool) []Hit {
+	parts := make([]*topK, runtime.GOMAXPROCS(0))
+	n := parallelRows(m.n, func(chunk, lo, hi int) {
+		t := newTopK(k)
+		for i := lo; i < hi; i++ {
+			s := float64(dot(m.data[i*m.dim:(i+1)*m.dim], q))
+			if t.wants(i, s) && (keep == nil || keep(i)) {
+				t.push(Hit{i, s})
+			}
+		}
+		parts[chunk] = t
+	})
 	all := newTopK(k)
-	for _, p := range parts {
+	for _, p := range parts[:n] {
 		for _, h := range p.h {
 			all.push(h)
 		}
 	}
-	return all.sorted(), nil
-}
-
-// scan scores rows [lo, hi) against the unit query.
-func (m *Matrix) scan(q []float32, lo, hi, k int, keep func(int) bool) *topK {
-	t := newTopK(k)
-	for i := lo; i < hi; i++ {
-		s := float64(dot(m.data[i*m.dim:(i+1)*m.dim], q))
-		if t.wants(i, s) && (keep == nil || keep(i)) {
-			t.push(Hit{i, s})
-		}
-	}
-	return t
+	return all.sorted()
 }
 
 // Scores returns the cosine of q with each of the given rows, for
