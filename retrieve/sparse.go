@@ -25,8 +25,9 @@ type BM25 struct {
 	k1, b    float64
 	docLen   []float64
 	avgdl    float64
-	idf      map[string]float64
-	postings map[string][]posting
+	terms    map[string]int32 // term -> id
+	idf      []float64        // by term id
+	postings [][]posting      // by term id
 }
 
 type posting struct {
@@ -42,19 +43,30 @@ var DefaultBM25 = BM25Params{K1: 1.5, B: 0.75, Epsilon: 0.25}
 
 // NewBM25 indexes the documents, each tokenised with Words.
 func NewBM25(docs []string, p BM25Params) *BM25 {
-	s := &BM25{k1: p.K1, b: p.B, docLen: make([]float64, len(docs)),
-		idf: map[string]float64{}, postings: map[string][]posting{}}
+	s := &BM25{k1: p.K1, b: p.B, docLen: make([]float64, len(docs)), terms: map[string]int32{}}
 	total := 0
+	var ids []int32
 	for d, text := range docs {
-		toks := Words(text)
-		s.docLen[d] = float64(len(toks))
-		total += len(toks)
-		freq := map[string]int32{}
-		for _, w := range toks {
-			freq[w]++
+		ids = ids[:0]
+		for _, w := range Words(text) {
+			id, ok := s.terms[w]
+			if !ok {
+				id = int32(len(s.postings))
+				s.terms[w] = id
+				s.postings = append(s.postings, nil)
+			}
+			ids = append(ids, id)
 		}
-		for w, f := range freq {
-			s.postings[w] = append(s.postings[w], posting{int32(d), f})
+		s.docLen[d] = float64(len(ids))
+		total += len(ids)
+		slices.Sort(ids)
+		for i := 0; i < len(ids); {
+			j := i
+			for j < len(ids) && ids[j] == ids[i] {
+				j++
+			}
+			s.postings[ids[i]] = append(s.postings[ids[i]], posting{int32(d), int32(j - i)})
+			i = j
 		}
 	}
 	if len(docs) == 0 {
@@ -62,21 +74,19 @@ func NewBM25(docs []string, p BM25Params) *BM25 {
 	}
 	s.avgdl = float64(total) / float64(len(docs))
 	n := float64(len(docs))
+	s.idf = make([]float64, len(s.postings))
 	var sum float64
-	var negative []string
-	for w, ps := range s.postings {
+	for id, ps := range s.postings {
 		df := float64(len(ps))
-		idf := math.Log(n-df+0.5) - math.Log(df+0.5)
-		s.idf[w] = idf
-		sum += idf
-		if idf < 0 {
-			negative = append(negative, w)
-		}
+		s.idf[id] = math.Log(n-df+0.5) - math.Log(df+0.5)
+		sum += s.idf[id]
 	}
 	if len(s.idf) > 0 {
 		eps := p.Epsilon * sum / float64(len(s.idf))
-		for _, w := range negative {
-			s.idf[w] = eps
+		for id, v := range s.idf {
+			if v < 0 {
+				s.idf[id] = eps
+			}
 		}
 	}
 	return s
@@ -90,8 +100,12 @@ func (s *BM25) Scores(query string) []float64 {
 		return scores
 	}
 	for _, w := range Words(query) {
-		idf := s.idf[w]
-		for _, p := range s.postings[w] {
+		id, ok := s.terms[w]
+		if !ok {
+			continue
+		}
+		idf := s.idf[id]
+		for _, p := range s.postings[id] {
 			f := float64(p.freq)
 			scores[p.doc] += idf * f * (s.k1 + 1) / (f + s.k1*(1-s.b+s.b*s.docLen[p.doc]/s.avgdl))
 		}
