@@ -118,6 +118,8 @@ as float16 + JSONL); rerunning continues after the last complete function.`,
 // engineScorer adapts an engine session to the labeler.
 type engineScorer struct{ s *engine.Session }
 
+// Score runs the session's teacher-forced pass; engine.Scores and
+// labeler.Scored have the same layout.
 func (e engineScorer) Score(prompt, target []int32) (*labeler.Scored, error) {
 	sc, err := e.s.Score(prompt, target)
 	if err != nil {

@@ -39,8 +39,10 @@ type RowError struct {
 	Err  error
 }
 
+// Error formats the problem as "file:line: message".
 func (e *RowError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err) }
 
+// Unwrap returns the underlying problem (e.g. ErrNoBody).
 func (e *RowError) Unwrap() error { return e.Err }
 
 // ErrNoBody marks a function without a body after its docstring.

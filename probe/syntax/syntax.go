@@ -34,6 +34,7 @@ var Reported = []Class{Identifier, Keyword, Operator, Delimiter, Literal, Commen
 
 var names = [...]string{"identifier", "keyword", "operator", "delimiter", "literal", "comment", "whitespace", "unknown"}
 
+// String names the class as the tables print it.
 func (c Class) String() string {
 	if int(c) < len(names) {
 		return names[c]
