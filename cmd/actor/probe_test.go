@@ -175,6 +175,15 @@ func TestProbePipelineCLI(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "members 5 × Linear(64→16)") || !strings.Contains(stdout, `"best_epoch"`) {
 		t.Errorf("info: code %d\n%s", code, stdout)
 	}
+	stdout, stderr, code = runActor(t, "probe", "rate", "--model", tinyModel, "--data", data, "--probe", probeFile,
+		"--limit", "3", "--max-tokens", "12", "--threads", "1")
+	if code != 0 || !strings.Contains(stdout, "3 functions, ") || !strings.Contains(stdout, "threshold 0.70, 5 members") {
+		t.Errorf("rate: code %d\n%s\n%s", code, stdout, stderr)
+	}
+	stdout, _, code = runActor(t, "probe", "rate", "--model", tinyModel, "--data", data, "--probe", probeFile, "--exclude-labels", dir)
+	if code != 0 || !strings.HasPrefix(stdout, "0 functions") {
+		t.Errorf("rate without the labelled functions: code %d\n%s", code, stdout)
+	}
 	out := t.TempDir()
 	stdout, stderr, code = runActor(t, "probe", "analyze", "--labels", dir, "--out", out, "--probe", probeFile)
 	if code != 0 || !strings.Contains(stdout, "## Composition") || !strings.Contains(stdout, "## Probe") {
@@ -217,4 +226,12 @@ func mustLoad(t *testing.T, path string) *probe.Probe {
 		t.Fatal(err)
 	}
 	return p
+}
+
+func TestReturnsToColumnZero(t *testing.T) {
+	for s, want := range map[string]bool{"    x = 1\n    y": false, "    return x\n\n": false, "x\ndef g": true, "a\n\tb\n#": true, "": false} {
+		if got := returnsToColumnZero([]byte(s)); got != want {
+			t.Errorf("%q: %v, want %v", s, got, want)
+		}
+	}
 }
