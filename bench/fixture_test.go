@@ -110,3 +110,56 @@ func writePredictions(t *testing.T, dir string, lines ...any) string {
 	}
 	return p
 }
+
+// coderEvalModule is the project file of the CoderEval fixture: a method
+// (lines 6-8) and a function (lines 11-13), checked when the file runs.
+const coderEvalModule = `import os
+
+
+class K:
+    @staticmethod
+    def sq(x):
+        """Square."""
+        return x * x
+
+
+def cube(x):
+    """Cube x."""
+    return x * x * x
+
+
+`
+
+// newCoderEvalFixture writes a CoderEval-style benchmark: the records, a
+// prompt file and a project whose file runs its own checks; cube also has
+// a *_passk_validte.py twin, CoderEval's test entry point.
+func newCoderEvalFixture(t *testing.T) *fixture {
+	t.Helper()
+	root := t.TempDir()
+	f := &fixture{data: filepath.Join(root, "data"), repos: filepath.Join(root, "repos"), out: filepath.Join(root, "out")}
+	rec := func(id, name, line, end, code string) string {
+		b, _ := json.Marshal(map[string]string{"_id": id, "name": name, "project": "owner/proj", "file_path": "pkg/mod.py",
+			"lineno": line, "end_lineno": end, "code": code, "docstring": "", "level": "self_contained", "file_content": coderEvalModule})
+		return string(b)
+	}
+	files := map[string]string{
+		"repos/owner---proj/pkg/__init__.py": "",
+		"repos/owner---proj/pkg/mod.py":      coderEvalModule + "if __name__ == \"__main__\":\n    assert K.sq(3) == 9\n    assert cube(2) == 8\n",
+		"repos/owner---proj/pkg/mod_cube_passk_validte.py": coderEvalModule +
+			"if __name__ == \"__main__\":\n    assert cube(3) == 27\n    assert cube(-1) == -1\n",
+		"data/CoderEval4Python.json": "{\"RECORDS\": [\n" +
+			rec("c1", "cube", "11", "13", "def cube(x):\n    \"\"\"Cube x.\"\"\"\n    return x * x * x") + ",\n" +
+			rec("c2", "sq", "6", "8", "def sq(x):\n        \"\"\"Square.\"\"\"\n        return x * x") + "\n]}\n",
+		"data/CEPythonRaw.jsonl": `{"question_id": "c1", "input": "def cube(x):\n\t\"\"\"\n\tCube x.\n\t\"\"\"\n\t", "signature": "def cube(x):", "docstring": "Cube x."}` + "\n",
+	}
+	for name, content := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return f
+}

@@ -132,9 +132,11 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	}
 
 	r := &runner{cfg: cfg, roots: map[string]string{}, rootErr: map[string]error{}}
-	if r.python, meta.Python, err = resolvePython(cfg.Python); err != nil {
+	py, err := resolvePython(cfg.Python)
+	if err != nil {
 		return nil, err
 	}
+	r.python, meta.Python = py.executable, py.version
 	r.outputs = cfg.Outputs
 	if r.outputs == "" {
 		r.outputs = cfg.Data
@@ -153,7 +155,7 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 			r.roots[t.ID] = root
 		}
 	}
-	if r.box, err = sandbox.New(); err != nil {
+	if r.box, err = sandbox.New(py.reach...); err != nil {
 		return nil, err
 	}
 	defer r.box.Close()
@@ -417,18 +419,28 @@ func loadJobs(cfg Config, set *dataset.Set, tasks []*dataset.Task) ([]job, []str
 	return jobs, errs, nil
 }
 
-// resolvePython returns the real interpreter behind name (not a shim
-// script, so it runs without the caller's environment) and its version.
-func resolvePython(name string) (path, version string, err error) {
-	out, err := exec.Command(name, "-c", "import sys; print(sys.executable); print(sys.version.split()[0])").Output()
+// pythonInfo describes the interpreter tests run with.
+type pythonInfo struct {
+	// executable is the real interpreter (not a shim script, so it runs
+	// without the caller's environment); version its version.
+	executable, version string
+	// reach lists what the sandboxed interpreter must open: the
+	// executable, its target and its installation prefixes.
+	reach []string
+}
+
+// resolvePython asks the interpreter name about itself.
+func resolvePython(name string) (pythonInfo, error) {
+	out, err := exec.Command(name, "-c", "import os, sys; print(sys.executable, sys.version.split()[0], "+
+		"os.path.realpath(sys.executable), sys.prefix, sys.base_prefix)").Output()
 	if err != nil {
-		return "", "", fmt.Errorf("python interpreter %q does not run: %v", name, err)
+		return pythonInfo{}, fmt.Errorf("python interpreter %q does not run: %v", name, err)
 	}
 	f := strings.Fields(string(out))
-	if len(f) != 2 || !filepath.IsAbs(f[0]) {
-		return "", "", fmt.Errorf("python interpreter %q: unexpected answer %q", name, out)
+	if len(f) != 5 || !filepath.IsAbs(f[0]) {
+		return pythonInfo{}, fmt.Errorf("python interpreter %q: unexpected answer %q", name, out)
 	}
-	return f[0], f[1], nil
+	return pythonInfo{executable: f[0], version: f[1], reach: append([]string{f[0]}, f[2:]...)}, nil
 }
 
 func codeSHA(code string) string {

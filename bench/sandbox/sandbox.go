@@ -60,7 +60,10 @@ type Isolation struct {
 	// which makes the process limit effective and files of other users
 	// (root's included) read-only to the candidate.
 	UID bool
-	// User: runs in a user namespace (when not root).
+	// User: runs in a user namespace. With UID, the slot's user id appears
+	// inside as root (uid and gid 0), as in the benchmarks' Docker images,
+	// while outside it stays unprivileged; without UID (not started as
+	// root) the caller's own id is mapped.
 	User bool
 	// Network: runs in a new network namespace without interfaces.
 	Network bool
@@ -127,9 +130,13 @@ type Sandbox struct {
 }
 
 // New probes which isolation works here and returns a Sandbox using the
-// strongest. Every protection that could not be set up is described in
-// Warnings.
-func New() (*Sandbox, error) {
+// strongest. reach lists files and folders the commands must open (an
+// interpreter and its installation): when started as root and one of them
+// is inside a folder other users cannot enter, candidates run under their
+// user id with the right to read everything instead of appearing as root in
+// a user namespace. Every protection that could not be set up is described
+// in Warnings.
+func New(reach ...string) (*Sandbox, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: cannot find own executable: %v", err)
@@ -148,11 +155,19 @@ func New() (*Sandbox, error) {
 			}
 		}
 		tries = []Isolation{
+			{UID: true, User: true, Network: true, PID: true},
 			{UID: true, Network: true, PID: true},
 			{UID: true, Network: true},
 			{UID: true},
 			{Network: true, PID: true},
 			{},
+		}
+		for _, p := range reach {
+			if !worldReadable(p) {
+				tries = tries[1:]
+				s.warnings = append(s.warnings, fmt.Sprintf("%s is not reachable by other users: candidates run as an unprivileged user id, not as root in a user namespace, so tests that expect to run as root fail", p))
+				break
+			}
 		}
 	} else {
 		tries = []Isolation{
@@ -211,6 +226,16 @@ func worldExecutable(path string) bool {
 			return true
 		}
 	}
+}
+
+// worldReadable reports whether any user can open path: every folder on
+// the way lets others pass, and path itself lets others read it.
+func worldReadable(path string) bool {
+	st, err := os.Stat(path)
+	if err != nil || st.Mode().Perm()&0o004 == 0 {
+		return false
+	}
+	return worldExecutable(filepath.Dir(path))
 }
 
 // copyExe copies the helper executable into a folder anyone can enter.
@@ -457,14 +482,21 @@ func (s *Sandbox) attr(slot int) *syscall.SysProcAttr {
 	if s.iso.PID {
 		a.Cloneflags |= syscall.CLONE_NEWPID
 	}
-	if s.iso.UID {
+	switch {
+	case s.iso.UID && s.iso.User:
+		uid := s.UID(slot)
+		a.Cloneflags |= syscall.CLONE_NEWUSER
+		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: uid, Size: 1}}
+		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: uid, Size: 1}}
+		// Become the mapped root: until then the child is unmapped.
+		a.Credential = &syscall.Credential{Uid: 0, Gid: 0, NoSetGroups: true}
+	case s.iso.UID:
 		uid := uint32(s.UID(slot))
 		a.Credential = &syscall.Credential{Uid: uid, Gid: uid, Groups: []uint32{}}
 		// Read and search access everywhere (interpreters under /root),
 		// no write access beyond what the sandbox user owns.
 		a.AmbientCaps = []uintptr{capDacReadSearch}
-	}
-	if s.iso.User {
+	case s.iso.User:
 		uid, gid := os.Getuid(), os.Getgid()
 		a.Cloneflags |= syscall.CLONE_NEWUSER
 		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}

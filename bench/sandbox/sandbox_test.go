@@ -15,39 +15,72 @@ import (
 	"time"
 )
 
-var box *Sandbox
+// box is the sandbox for python3 from PATH; pyBoxes adds, when started as
+// root, one for the system python3 if other users can reach it (so the mode
+// that shows candidates as root in a user namespace is tested with Python).
+var (
+	box     *Sandbox
+	pyBoxes []pyBox
+)
+
+// pyBox is a sandbox and a Python interpreter it can run.
+type pyBox struct {
+	box *Sandbox
+	py  string
+}
 
 func TestMain(m *testing.M) {
-	var err error
-	if box, err = New(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
+	for _, py := range []string{"python3", "/usr/bin/python3"} {
+		out, err := exec.Command(py, "-c", "import sys, os; print(sys.executable, os.path.realpath(sys.executable), sys.prefix, sys.base_prefix)").Output()
+		if err != nil {
+			continue
+		}
+		reach := strings.Fields(string(out))
+		b, err := New(reach...)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		if box != nil && b.Isolation() == box.Isolation() {
+			b.Close()
+			continue
+		}
+		fmt.Fprintf(os.Stderr, "sandbox isolation for %s: %+v\n", reach[0], b.Isolation())
+		for _, w := range b.Warnings() {
+			fmt.Fprintln(os.Stderr, "sandbox warning:", w)
+		}
+		if box == nil {
+			box = b
+		}
+		pyBoxes = append(pyBoxes, pyBox{b, reach[0]})
+	}
+	if box == nil {
+		fmt.Fprintln(os.Stderr, "python3 is required")
 		os.Exit(1)
 	}
-	fmt.Fprintf(os.Stderr, "sandbox isolation: %+v\n", box.Isolation())
-	for _, w := range box.Warnings() {
-		fmt.Fprintln(os.Stderr, "sandbox warning:", w)
-	}
 	code := m.Run()
-	box.Close()
+	for _, pb := range pyBoxes {
+		pb.box.Close()
+	}
 	os.Exit(code)
 }
 
-// python returns the absolute path of the real python3 interpreter (not a
-// shim script).
-func python(t *testing.T) string {
-	t.Helper()
-	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
-	if err != nil {
-		t.Fatalf("python3 is required: %v", err)
+// eachPy runs f as a subtest for every sandbox and interpreter pair.
+func eachPy(t *testing.T, f func(t *testing.T, pb pyBox)) {
+	for _, pb := range pyBoxes {
+		t.Run(fmt.Sprintf("%+v", pb.box.Isolation()), func(t *testing.T) { f(t, pb) })
 	}
-	return strings.TrimSpace(string(out))
 }
 
-// workdir returns a folder the slot's user may write.
-func workdir(t *testing.T, slot int) string {
+// workdir returns a folder the slot's user of box b may write.
+func workdir(t *testing.T, slot int, bs ...*Sandbox) string {
 	t.Helper()
+	b := box
+	if len(bs) > 0 {
+		b = bs[0]
+	}
 	dir := tempRoot(t)
-	if err := box.Own(dir, slot); err != nil {
+	if err := b.Own(dir, slot); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -64,12 +97,12 @@ func tempRoot(t *testing.T) string {
 	return dir
 }
 
-// runPy runs a Python snippet in the sandbox.
-func runPy(t *testing.T, code string, lim Limits) Result {
+// runPy runs a Python snippet in pb's sandbox.
+func runPy(t *testing.T, pb pyBox, code string, lim Limits) Result {
 	t.Helper()
-	dir := workdir(t, 0)
-	return box.Run(context.Background(), Command{
-		Path:   python(t),
+	dir := workdir(t, 0, pb.box)
+	return pb.box.Run(context.Background(), Command{
+		Path:   pb.py,
 		Args:   []string{"-c", code},
 		Dir:    dir,
 		Env:    []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "TMPDIR=" + dir},
@@ -120,127 +153,144 @@ func TestTimeoutKillsTree(t *testing.T) {
 }
 
 func TestCPULimit(t *testing.T) {
-	lim := DefaultLimits(20 * time.Second)
-	lim.CPU = time.Second
-	r := runPy(t, "while True: pass", lim)
-	if r.Signal != syscall.SIGXCPU || r.Reason() != "CPU time limit exceeded (SIGXCPU)" || r.Duration > 10*time.Second {
-		t.Fatalf("result %+v reason %q", r, r.Reason())
-	}
+	eachPy(t, func(t *testing.T, pb pyBox) {
+		// The wall-clock limit is far away: on a loaded machine one CPU
+		// second can take many seconds.
+		lim := DefaultLimits(90 * time.Second)
+		lim.CPU = time.Second
+		r := runPy(t, pb, "while True: pass", lim)
+		if r.Signal != syscall.SIGXCPU || r.Reason() != "CPU time limit exceeded (SIGXCPU)" {
+			t.Fatalf("result %+v reason %q", r, r.Reason())
+		}
+	})
 }
 
 // TestMemory allocates 50 GB: the address-space limit turns it into a
 // MemoryError instead of an out-of-memory machine.
 func TestMemory(t *testing.T) {
-	r := runPy(t, "x = bytearray(50 * 1024**3)\nprint('allocated')", DefaultLimits(30*time.Second))
-	if r.Passed() || !bytes.Contains(r.Output, []byte("MemoryError")) || bytes.Contains(r.Output, []byte("allocated")) {
-		t.Fatalf("result %+v output %q", r, r.Output)
-	}
+	eachPy(t, func(t *testing.T, pb pyBox) {
+		r := runPy(t, pb, "x = bytearray(50 * 1024**3)\nprint('allocated')", DefaultLimits(30*time.Second))
+		if r.Passed() || !bytes.Contains(r.Output, []byte("MemoryError")) || bytes.Contains(r.Output, []byte("allocated")) {
+			t.Fatalf("result %+v output %q", r, r.Output)
+		}
+	})
 }
 
 func TestFileSize(t *testing.T) {
-	lim := DefaultLimits(20 * time.Second)
-	lim.FileSize = 1 << 20
-	r := runPy(t, "open('big', 'wb').write(b'x' * (4 << 20))", lim)
-	if r.Passed() || !bytes.Contains(r.Output, []byte("File too large")) {
-		t.Fatalf("result %+v output %q", r, r.Output)
-	}
+	eachPy(t, func(t *testing.T, pb pyBox) {
+		lim := DefaultLimits(20 * time.Second)
+		lim.FileSize = 1 << 20
+		r := runPy(t, pb, "open('big', 'wb').write(b'x' * (4 << 20))", lim)
+		if r.Passed() || !bytes.Contains(r.Output, []byte("File too large")) {
+			t.Fatalf("result %+v output %q", r, r.Output)
+		}
+	})
 }
 
 // TestForkBomb runs a fork bomb: the process limit stops it, the timeout
 // ends it and nothing of it survives.
 func TestForkBomb(t *testing.T) {
-	bomb := "import os, time\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        time.sleep(0.01)\n"
-	start := time.Now()
-	r := runPy(t, bomb, DefaultLimits(3*time.Second))
-	if r.Passed() || !r.TimedOut {
-		t.Fatalf("result %+v output %q", r, r.Output)
-	}
-	if d := time.Since(start); d > 15*time.Second {
-		t.Fatalf("run took %s", d)
-	}
-	if uid := box.UID(0); uid >= 0 {
-		if n := countUID(uid); n != 0 {
-			t.Fatalf("%d processes of uid %d survived", n, uid)
+	eachPy(t, func(t *testing.T, pb pyBox) {
+		bomb := "import os, time\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        time.sleep(0.01)\n"
+		start := time.Now()
+		r := runPy(t, pb, bomb, DefaultLimits(3*time.Second))
+		if r.Passed() || !r.TimedOut {
+			t.Fatalf("result %+v output %q", r, r.Output)
 		}
-	}
-	// The machine still works: a new run passes.
-	if r := runPy(t, "print(1)", DefaultLimits(20*time.Second)); !r.Passed() {
-		t.Fatalf("run after the fork bomb: %+v %q", r, r.Output)
-	}
+		if d := time.Since(start); d > 15*time.Second {
+			t.Fatalf("run took %s", d)
+		}
+		if uid := pb.box.UID(0); uid >= 0 {
+			if n := countUID(uid); n != 0 {
+				t.Fatalf("%d processes of uid %d survived", n, uid)
+			}
+		}
+		// The machine still works: a new run passes.
+		if r := runPy(t, pb, "print(1)", DefaultLimits(20*time.Second)); !r.Passed() {
+			t.Fatalf("run after the fork bomb: %+v %q", r, r.Output)
+		}
+	})
 }
 
-// TestNetwork has a candidate connect to a listener of this process.
+// TestNetwork has a candidate connect to a listener of this process and
+// to an outside address.
 func TestNetwork(t *testing.T) {
-	if !box.Isolation().Network {
-		if os.Getenv("ACTOR_REQUIRE_SANDBOX") == "1" {
-			t.Fatal("no network namespace on this machine")
+	eachPy(t, func(t *testing.T, pb pyBox) {
+		if !pb.box.Isolation().Network {
+			if os.Getenv("ACTOR_REQUIRE_SANDBOX") == "1" {
+				t.Fatal("no network namespace on this machine")
+			}
+			t.Skip("no network namespace on this machine (ACTOR_REQUIRE_SANDBOX=1 makes this fail)")
 		}
-		t.Skip("no network namespace on this machine (ACTOR_REQUIRE_SANDBOX=1 makes this fail)")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	accepted := make(chan bool, 1)
-	go func() {
-		c, err := ln.Accept()
-		if err == nil {
-			c.Close()
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
 		}
-		accepted <- err == nil
-	}()
-	port := ln.Addr().(*net.TCPAddr).Port
-	code := fmt.Sprintf("import socket\nsocket.create_connection(('127.0.0.1', %d), timeout=5)\nprint('connected')", port)
-	r := runPy(t, code, DefaultLimits(20*time.Second))
-	if r.Passed() || bytes.Contains(r.Output, []byte("connected")) {
-		t.Fatalf("connection succeeded: %+v %q", r, r.Output)
-	}
-	ln.Close()
-	if <-accepted {
-		t.Fatal("the listener accepted a connection from the sandbox")
-	}
-	r = runPy(t, "import socket\nsocket.create_connection(('1.1.1.1', 80), timeout=5)", DefaultLimits(20*time.Second))
-	if r.Passed() || !bytes.Contains(r.Output, []byte("Network is unreachable")) {
-		t.Fatalf("outside connection: %+v %q", r, r.Output)
-	}
+		defer ln.Close()
+		accepted := make(chan bool, 1)
+		go func() {
+			c, err := ln.Accept()
+			if err == nil {
+				c.Close()
+			}
+			accepted <- err == nil
+		}()
+		port := ln.Addr().(*net.TCPAddr).Port
+		code := fmt.Sprintf("import socket\nsocket.create_connection(('127.0.0.1', %d), timeout=5)\nprint('connected')", port)
+		r := runPy(t, pb, code, DefaultLimits(20*time.Second))
+		if r.Passed() || bytes.Contains(r.Output, []byte("connected")) {
+			t.Fatalf("connection succeeded: %+v %q", r, r.Output)
+		}
+		ln.Close()
+		if <-accepted {
+			t.Fatal("the listener accepted a connection from the sandbox")
+		}
+		r = runPy(t, pb, "import socket\nsocket.create_connection(('1.1.1.1', 80), timeout=5)", DefaultLimits(20*time.Second))
+		if r.Passed() || !bytes.Contains(r.Output, []byte("Network is unreachable")) {
+			t.Fatalf("outside connection: %+v %q", r, r.Output)
+		}
+	})
 }
 
 // TestFilesOutside has a candidate delete a folder and overwrite a file
 // outside its working directory.
 func TestFilesOutside(t *testing.T) {
-	if !box.Isolation().ProtectsFiles() {
-		if os.Getenv("ACTOR_REQUIRE_SANDBOX") == "1" {
-			t.Fatal("files outside the work folder are not protected on this machine")
+	eachPy(t, func(t *testing.T, pb pyBox) {
+		if !pb.box.Isolation().ProtectsFiles() {
+			if os.Getenv("ACTOR_REQUIRE_SANDBOX") == "1" {
+				t.Fatal("files outside the work folder are not protected on this machine")
+			}
+			t.Skip("files are protected only when running as root (ACTOR_REQUIRE_SANDBOX=1 makes this fail)")
 		}
-		t.Skip("files are protected only when running as root (ACTOR_REQUIRE_SANDBOX=1 makes this fail)")
-	}
-	outside := tempRoot(t)
-	os.Chmod(outside, 0o755)
-	os.MkdirAll(filepath.Join(outside, "keep", "sub"), 0o755)
-	os.WriteFile(filepath.Join(outside, "keep", "sub", "f.txt"), []byte("data"), 0o644)
-	os.WriteFile(filepath.Join(outside, "victim.txt"), []byte("data"), 0o666&^0o002)
-	code := fmt.Sprintf("import shutil, os\nerrs = []\ntry:\n    shutil.rmtree(%q)\nexcept OSError as e:\n    errs.append(e)\ntry:\n    open(%q, 'w').write('x')\nexcept OSError as e:\n    errs.append(e)\nprint(errs)\nassert not errs\n",
-		filepath.Join(outside, "keep"), filepath.Join(outside, "victim.txt"))
-	r := runPy(t, code, DefaultLimits(20*time.Second))
-	if r.Passed() || !bytes.Contains(r.Output, []byte("Permission denied")) {
-		t.Fatalf("result %+v output %q", r, r.Output)
-	}
-	if b, err := os.ReadFile(filepath.Join(outside, "keep", "sub", "f.txt")); err != nil || string(b) != "data" {
-		t.Fatalf("file outside was deleted: %v", err)
-	}
-	if b, _ := os.ReadFile(filepath.Join(outside, "victim.txt")); string(b) != "data" {
-		t.Fatalf("file outside was overwritten: %q", b)
-	}
+		outside := tempRoot(t)
+		os.Chmod(outside, 0o755)
+		os.MkdirAll(filepath.Join(outside, "keep", "sub"), 0o755)
+		os.WriteFile(filepath.Join(outside, "keep", "sub", "f.txt"), []byte("data"), 0o644)
+		os.WriteFile(filepath.Join(outside, "victim.txt"), []byte("data"), 0o644)
+		code := fmt.Sprintf("import shutil, os\nerrs = []\ntry:\n    shutil.rmtree(%q)\nexcept OSError as e:\n    errs.append(e)\ntry:\n    open(%q, 'w').write('x')\nexcept OSError as e:\n    errs.append(e)\nprint(errs)\nassert not errs\n",
+			filepath.Join(outside, "keep"), filepath.Join(outside, "victim.txt"))
+		r := runPy(t, pb, code, DefaultLimits(20*time.Second))
+		if r.Passed() || !bytes.Contains(r.Output, []byte("Permission denied")) {
+			t.Fatalf("result %+v output %q", r, r.Output)
+		}
+		if b, err := os.ReadFile(filepath.Join(outside, "keep", "sub", "f.txt")); err != nil || string(b) != "data" {
+			t.Fatalf("file outside was deleted: %v", err)
+		}
+		if b, _ := os.ReadFile(filepath.Join(outside, "victim.txt")); string(b) != "data" {
+			t.Fatalf("file outside was overwritten: %q", b)
+		}
+	})
 }
 
 func TestOutputCap(t *testing.T) {
-	lim := DefaultLimits(20 * time.Second)
-	lim.Output = 1000
-	r := runPy(t, "import sys\nsys.stdout.write('A' * 100000 + 'END')", lim)
-	if !r.Passed() || !r.Truncated || len(r.Output) > 1100 || !bytes.HasSuffix(r.Output, []byte("END")) || !bytes.HasPrefix(r.Output, []byte("AAA")) {
-		t.Fatalf("result %+v, %d bytes kept", r, len(r.Output))
-	}
+	eachPy(t, func(t *testing.T, pb pyBox) {
+		lim := DefaultLimits(20 * time.Second)
+		lim.Output = 1000
+		r := runPy(t, pb, "import sys\nsys.stdout.write('A' * 100000 + 'END')", lim)
+		if !r.Passed() || !r.Truncated || len(r.Output) > 1100 || !bytes.HasSuffix(r.Output, []byte("END")) || !bytes.HasPrefix(r.Output, []byte("AAA")) {
+			t.Fatalf("result %+v, %d bytes kept", r, len(r.Output))
+		}
+	})
 }
 
 func TestCancel(t *testing.T) {
@@ -273,7 +323,7 @@ func TestRlimitEncoding(t *testing.T) {
 func TestModes(t *testing.T) {
 	modes := []Isolation{{Network: true, PID: true}, {User: true, Network: true, PID: true}, {User: true}, {}}
 	if os.Geteuid() == 0 {
-		modes = append(modes, Isolation{UID: true, Network: true, PID: true}, Isolation{UID: true})
+		modes = append(modes, Isolation{UID: true, User: true, Network: true, PID: true}, Isolation{UID: true, Network: true, PID: true}, Isolation{UID: true})
 	}
 	for _, iso := range modes {
 		s := &Sandbox{exe: box.exe, iso: iso}
@@ -285,7 +335,18 @@ func TestModes(t *testing.T) {
 		t.Run(fmt.Sprintf("%+v", iso), func(t *testing.T) {
 			dir := tempRoot(t)
 			s.Own(dir, 2)
-			r := s.Run(context.Background(), Command{
+			r := s.Run(context.Background(), Command{Path: "/bin/sh", Args: []string{"-c", "id -u; id -g; touch made"}, Dir: dir, Limits: DefaultLimits(10 * time.Second), Slot: 2})
+			want := fmt.Sprintf("%d\n%d\n", os.Getuid(), os.Getgid())
+			switch {
+			case iso.UID && iso.User:
+				want = "0\n0\n"
+			case iso.UID:
+				want = fmt.Sprintf("%d\n%d\n", s.UID(2), s.UID(2))
+			}
+			if !r.Passed() || string(r.Output) != want {
+				t.Fatalf("identity: %+v %q, want %q", r, r.Output, want)
+			}
+			r = s.Run(context.Background(), Command{
 				Path:   "/bin/sh",
 				Args:   []string{"-c", "echo $$ > main.pid; sleep 302 & echo $! > bg.pid; kill -TERM $$; echo survived"},
 				Dir:    dir,
