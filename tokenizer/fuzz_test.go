@@ -1,15 +1,18 @@
 package tokenizer
 
 import (
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"unicode/utf8"
+
+	"actor/gguf"
 )
 
 // fuzzTokenizers are small hand-built tokenizers covering every
 // pre-tokenizer family and SentencePiece, with control and user-defined
-// tokens.
+// tokens, and the real vocabularies that are present.
 var fuzzTokenizers = sync.OnceValue(func() []*Tokenizer {
 	merges := []string{"Ġ Ġ", "ĠĠ ĠĠ", "a b", "i n", "Ġ t", "h e", "Ġt he", "e r", "Ġ a", "Ċ Ċ", "1 2", "( )", "Ã ©"}
 	specials := []special{{"<|im_end|>", TypeControl}, {"<u>", TypeUserDefined}, {"õ", TypeUserDefined}}
@@ -26,6 +29,12 @@ var fuzzTokenizers = sync.OnceValue(func() []*Tokenizer {
 	v := spmVocab(pieces, []string{"▁", "a", "b", "▁a", "ab", "▁ab", "▁▁", "▁▁▁▁", "e", "t", "h", "th", "▁th", "▁the", "<u>"})
 	v.Types[len(v.Types)-1] = TypeUserDefined
 	out = append(out, must(New(v)))
+	// the real vocabularies too, when scripts/fetch-vocab.sh has run
+	for _, name := range []string{"llama-spm", "qwen2", "deepseek-coder", "llama-bpe"} {
+		if f, err := gguf.Open(filepath.Join(vocabDir(), "ggml-vocab-"+name+".gguf")); err == nil {
+			out = append(out, must(FromGGUF(f)))
+		}
+	}
 	return out
 })
 
