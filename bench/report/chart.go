@@ -26,7 +26,7 @@ func Chart(rows []Row, path string) error {
 	p := plot.New()
 	p.Title.Text = "pass@k by method"
 	p.Y.Label.Text = "pass@k (%)"
-	p.Y.Min, p.Y.Max = 0, 100
+	p.Y.Min, p.Y.Max = 0, 120 // headroom for the legend
 	names := make([]string, len(rows))
 	for i, r := range rows {
 		names[i] = r.Benchmark + "\n" + r.Label()
@@ -49,6 +49,7 @@ func Chart(rows []Row, path string) error {
 	}
 	p.Legend.Top = true
 	p.NominalX(names...)
+	p.X.Min, p.X.Max = -0.6, float64(len(rows))-0.4
 	w := vg.Length(max(6, 1.6*float64(len(rows)))) * vg.Inch
 	return p.Save(w, 4*vg.Inch, path)
 }

@@ -88,7 +88,7 @@ func TestAggregateAndSummary(t *testing.T) {
 		}
 	}
 	csv, _ := os.ReadFile(filepath.Join(dir, SummaryCSV))
-	for _, s := range []string{"a,,1,5,2,40.00,90.00,100.00\n", "a,,3,5,0,0.00,0.00,0.00\n", "a,,ALL,5,2,13.33,30.00,33.33\n", "gold,,2,1,0,0.00,n/a,n/a\n"} {
+	for _, s := range []string{"a,,1,5,2,40.00,90.00,100.00\n", "a,,3,5,0,0.00,0.00,0.00\n", "a,,ALL,10,2,13.33,30.00,33.33\n", "gold,,2,1,0,0.00,n/a,n/a\n"} {
 		if !strings.Contains(string(csv), s) {
 			t.Errorf("summary.csv lacks %q:\n%s", s, csv)
 		}

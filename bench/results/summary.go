@@ -219,6 +219,8 @@ func mdCell(s string) string {
 func summaryCSV(groups []Group) []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
+	// Per task: n samples (missing ones count as failed), c passed; the ALL
+	// row counts evaluated and passed samples and gives the mean pass@k.
 	w.Write([]string{"method", "model", "task_id", "n", "c", "pass@1", "pass@3", "pass@5"})
 	for _, g := range groups {
 		for _, t := range g.Tasks {
@@ -228,7 +230,7 @@ func summaryCSV(groups []Group) []byte {
 			}
 			w.Write(row)
 		}
-		w.Write([]string{g.Method, g.Model, "ALL", strconv.Itoa(g.N), strconv.Itoa(g.Passed), passCell(g, 1), passCell(g, 3), passCell(g, 5)})
+		w.Write([]string{g.Method, g.Model, "ALL", strconv.Itoa(g.Samples), strconv.Itoa(g.Passed), passCell(g, 1), passCell(g, 3), passCell(g, 5)})
 	}
 	w.Flush()
 	return b.Bytes()
