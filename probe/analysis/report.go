@@ -150,7 +150,7 @@ func (r *Result) Charts(dir string) ([]string, error) {
 	var names []string
 	for _, f := range Regions[:len(Regions)-1] {
 		vals = append(vals, Share(r.Region[f], r.Tokens))
-		names = append(names, RegionName(f))
+		names = append(names, chartLabel(RegionName(f)))
 	}
 	bars, err := plotter.NewBarChart(vals, vg.Points(30))
 	if err != nil {
@@ -172,7 +172,7 @@ func (r *Result) Charts(dir string) ([]string, error) {
 		d, _ := Distribution(c.counts)
 		abs = append(abs, d)
 		rel = append(rel, Relative(d, base))
-		condNames = append(condNames, c.name)
+		condNames = append(condNames, chartLabel(c.name))
 	}
 	a, err := grouped("Syntax classes within each condition (absolute)", "% of the condition's tokens", condNames, abs, 0)
 	if err != nil {
@@ -226,4 +226,11 @@ func grouped(title, ylabel string, conds []string, vals [][]float64, ref float64
 	}
 	p.NominalX(conds...)
 	return p, nil
+}
+
+// chartLabel breaks a condition name over lines so that axis labels do not
+// run into each other.
+func chartLabel(name string) string {
+	name = strings.ReplaceAll(name, " + ", "\n+ ")
+	return strings.Replace(name, " (baseline)", "\n(baseline)", 1)
 }
