@@ -2,6 +2,9 @@ package labels
 
 import "math"
 
+// maxHalf is the largest finite float16 value.
+const maxHalf = 65504
+
 // toHalf converts f to IEEE 754 binary16 bits, rounding to nearest even;
 // values beyond the range become ±Inf, NaN stays NaN.
 func toHalf(f float32) uint16 {

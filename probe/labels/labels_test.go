@@ -238,6 +238,15 @@ func TestErrorsNameTheFile(t *testing.T) {
 	if err := w.Add(s, toks, hid); err == nil {
 		t.Error("short hidden state accepted")
 	}
+	s, toks, hid = sample(1, 2)
+	hid[1][2] = float32(math.Inf(1))
+	if err := w.Add(s, toks, hid); err == nil || !strings.Contains(err.Error(), "outside float16's range") {
+		t.Errorf("infinite hidden value: %v", err)
+	}
+	hid[1][2] = 70000
+	if err := w.Add(s, toks, hid); err == nil {
+		t.Error("hidden value beyond float16 accepted")
+	}
 	if err := w.Add(Sample{ID: "e"}, nil, nil); err == nil {
 		t.Error("empty sample accepted")
 	}

@@ -164,6 +164,11 @@ func (w *Writer) Add(s Sample, toks []Token, hidden [][]float32) error {
 		if len(h) != d {
 			return fmt.Errorf("labels %s: sample %q token %d: hidden state of %d values, want %d", w.dir, s.ID, i, len(h), d)
 		}
+		for k, v := range h {
+			if !(v >= -maxHalf && v <= maxHalf) {
+				return fmt.Errorf("labels %s: sample %q token %d: hidden value %d is %v, outside float16's range", w.dir, s.ID, i, k, v)
+			}
+		}
 		t := &toks[i]
 		if t.Pos != i {
 			return fmt.Errorf("labels %s: sample %q token %d has position %d", w.dir, s.ID, i, t.Pos)
