@@ -132,3 +132,24 @@ func TestSplitterValidate(t *testing.T) {
 		t.Error("defaults rejected")
 	}
 }
+
+func FuzzSplit(f *testing.F) {
+	f.Add("a\n\nb\r\n  \n" + strings.Repeat("x\n", 40))
+	f.Add("")
+	f.Add("\x1c\n\u2028\nz")
+	f.Fuzz(func(t *testing.T, content string) {
+		n := len(Lines(content))
+		for _, s := range []Splitter{DefaultSplitter, WindowSplitter} {
+			seen := map[string]bool{}
+			for _, c := range s.Split("f.py", content) {
+				if c.Start < 1 || c.End < c.Start || c.End > n || c.Text == "" || seen[c.Text] {
+					t.Fatalf("%v: bad candidate %+v in a %d-line file", s, c, n)
+				}
+				seen[c.Text] = true
+				if s.Kind == "sa" && strings.Count(c.Text, "\n")+1 > s.MaxLines {
+					t.Fatalf("block of more than %d lines: %+v", s.MaxLines, c)
+				}
+			}
+		}
+	})
+}

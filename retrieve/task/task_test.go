@@ -174,3 +174,19 @@ func TestLocateRepoExecDev(t *testing.T) {
 		t.Errorf("task 0 at %s:%d, want string_utils/manipulation.py:282", tg.Path, tg.Function.Start)
 	}
 }
+
+func FuzzParseTask(f *testing.F) {
+	f.Add([]byte(`{"task_id": 7, "module": "a.b", "entry_point": "f", "focal_function": "def f(): pass"}`))
+	f.Add([]byte(`{"metadata": {"task_id": "p/1", "fpath_tuple": ["p", "a.py"], "context_start_lineno": 3}}`))
+	f.Add([]byte(`{"_id": "x", "lineno": "12", "file_path": "a/b.py"}`))
+	f.Add([]byte(`{"task_id": null, "lineno": 1e3}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		tk, err := parseTask(line)
+		if err != nil {
+			return
+		}
+		if tk.ContextStart < -1 || tk.Line < 0 {
+			t.Fatalf("accepted bad line numbers: %+v", tk)
+		}
+	})
+}
