@@ -70,6 +70,7 @@ type Error struct {
 	Msg  string
 }
 
+// Error formats the problem with the file name.
 func (e *Error) Error() string { return "safetensors: " + e.Path + ": " + e.Msg }
 
 // Open reads and validates the header of the file at path; tensor data is
