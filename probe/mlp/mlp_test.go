@@ -268,3 +268,23 @@ func benchStep(b *testing.B, d, threads int) {
 	}
 	b.ReportMetric(32*float64(b.N)/b.Elapsed().Seconds(), "examples/s")
 }
+
+// BenchmarkTrainD576 and BenchmarkTrainD1536 time whole epochs (batches,
+// Adam, validation) of one member with the paper's recipe on one thread.
+func BenchmarkTrainD576(b *testing.B)  { benchTrain(b, 576) }
+func BenchmarkTrainD1536(b *testing.B) { benchTrain(b, 1536) }
+
+func benchTrain(b *testing.B, d int) {
+	tr, va := separable(1024, d, 1), separable(256, d, 2)
+	c := DefaultConfig()
+	c.Epochs = 2
+	var n int
+	for b.Loop() {
+		res, err := Train(c, d, tr, va, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n += res.Epochs * len(tr.Y)
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "examples/s")
+}
