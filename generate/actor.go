@@ -1,0 +1,174 @@
+package generate
+
+import (
+	"errors"
+	"time"
+
+	"actor/engine"
+	"actor/probe"
+	"actor/retrieve"
+)
+
+// ACToROptions are ACToR's switches, among them the paper's ablations.
+type ACToROptions struct {
+	// Probe is the critical-token ensemble. Nil switches critical-token
+	// inference off: ACToR is then its (weighted) retriever only.
+	Probe *probe.Probe
+	// Threshold replaces the probe's unanimity threshold when above 0.
+	Threshold float64
+	// FullProbs evaluates every member for the trace; otherwise the
+	// members after the first one at or below the threshold are skipped
+	// (the decision is the same).
+	FullProbs bool
+	// Notes are added to every sample's trace (the retriever's fallback,
+	// an ablation).
+	Notes []string
+	// Method replaces the method name (e.g. "actor+bm25").
+	Method string
+}
+
+// actor is ACToR (Algorithm 1 of the paper, REFERENCE.md §4): retrieve for
+// the target prompt, decode, and at every critical token (all members above
+// the threshold; the first token, whitespace and newline tokens are not
+// judged) retrieve again with the target prompt + the text so far + the
+// token. When the prompt's blocks change (count, or any path/start/end), the
+// token is dropped, the prompt is rebuilt with the new blocks followed by
+// the generated tokens, the position is decoded again (the replacement is
+// not judged) and the new context stays. Otherwise the token and the cache
+// are kept as they are: nothing is recomputed.
+type actor struct {
+	base
+	r   Retriever
+	opt ACToROptions
+}
+
+// NewACToR returns ACToR with retriever r (dense with position-aware query
+// pooling in the paper; see Corpus.QueryRetriever).
+func NewACToR(d *Decoder, cfg Config, r Retriever, opt ACToROptions) (Generator, error) {
+	if opt.Probe != nil {
+		if err := opt.Probe.Validate(); err != nil {
+			return nil, err
+		}
+		if opt.Probe.Model.Hidden != d.model.Config.Embed {
+			return nil, errors.New("generate: the probe reads hidden states of another size than the model's")
+		}
+	}
+	name := MethodACToR
+	if opt.Method != "" {
+		name = opt.Method
+	}
+	notes := opt.Notes
+	if opt.Probe == nil {
+		notes = append(notes, "critical-token inference off (ablation): weighted retrieval only")
+	}
+	return &actor{base: base{dec: d, cfg: cfg, method: name, notes: notes}, r: r, opt: opt}, nil
+}
+
+// Generate decodes one sample.
+func (g *actor) Generate(t Target, sample int) (*Sample, error) {
+	start := time.Now()
+	s := g.newSample(t, sample)
+	res, ms, err := g.retrieveOnce(g.r, t, t.Prompt)
+	if err != nil {
+		return nil, err
+	}
+	initial, err := g.contextPrompt(res, t)
+	if err != nil {
+		return nil, err
+	}
+	final := initial
+	body, err := g.attempts(s, t, "generate", 0, g.cfg.Retries, func(a *Attempt, smp *engine.Sampler) (string, error) {
+		a.Query, a.Blocks, a.RetrieveMs = t.Prompt, traceBlocks(initial.Blocks), ms
+		var j judge
+		var c *critical
+		if g.opt.Probe != nil {
+			c = &critical{g: g, t: t, cur: initial}
+			j = c
+		}
+		body, err := g.dec.run(a, initial.Text, smp, g.cfg.MaxNewTokens, j)
+		if c != nil {
+			a.Triggers, a.ContextChanges, a.Judged = c.triggers, c.changes, c.judged
+			final = c.cur
+		}
+		return body, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.finish(body, final.Text, start), nil
+}
+
+// critical is ACToR's judge for one attempt: it holds the current context.
+type critical struct {
+	g                         *actor
+	t                         Target
+	cur                       retrieve.Prompt
+	triggers, changes, judged int
+}
+
+func (c *critical) hidden() bool { return true }
+
+func (c *critical) check(i int, t int32, body []byte, pred *engine.Prediction, ev *TokenEvent) (string, error) {
+	tok := c.g.dec.tok
+	switch {
+	case i == 0:
+		ev.Skip = "first"
+		return "", nil
+	case tok.EOG(t):
+		ev.Skip = "eog"
+		return "", nil
+	case tok.IsWhitespace(t):
+		ev.Skip = "space"
+		return "", nil
+	}
+	c.judged++
+	if !c.critical(pred.Hidden, ev) {
+		return "", nil
+	}
+	c.triggers++
+	start := time.Now()
+	ev.Query = c.t.Prompt + string(body) + tok.Piece(t)
+	res, err := c.g.r.Retrieve(ev.Query, c.t.Exclusion)
+	if err != nil {
+		return "", err
+	}
+	next, err := c.g.contextPrompt(res, c.t)
+	if err != nil {
+		return "", err
+	}
+	ev.RetrieveMs = msSince(start)
+	ev.Before, ev.After = traceBlocks(c.cur.Blocks), traceBlocks(next.Blocks)
+	if retrieve.SameBlocks(next.Blocks, c.cur.Blocks) {
+		return "", nil
+	}
+	ev.Changed = true
+	c.changes++
+	c.cur = next
+	return next.Text, nil
+}
+
+// critical applies the ensemble to the hidden state: every member's
+// p(critical) above the threshold.
+func (c *critical) critical(h []float32, ev *TokenEvent) bool {
+	p := c.g.opt.Probe
+	thr := p.Threshold
+	if c.g.opt.Threshold > 0 {
+		thr = c.g.opt.Threshold
+	}
+	start := time.Now()
+	ev.P = make([]float32, 0, len(p.Members))
+	crit := true
+	for m := range p.Members {
+		pm := p.Prob(m, h)
+		ev.P = append(ev.P, pm)
+		if float64(pm) <= thr {
+			crit = false
+			if !c.g.opt.FullProbs {
+				break
+			}
+		}
+	}
+	ev.ProbeUs = float64(time.Since(start).Nanoseconds()) / 1000
+	ev.Critical = crit
+	return crit
+}

@@ -1,0 +1,134 @@
+package generate
+
+import (
+	"strings"
+	"time"
+
+	"actor/engine"
+	"actor/retrieve"
+)
+
+// base is what every method shares: the decoder, the decoding rules, the
+// method's name and its notes, and the initial retrieval of the last
+// target (samples of one task come one after another and retrieval is
+// deterministic, so it is done once per task).
+type base struct {
+	dec    *Decoder
+	cfg    Config
+	method string
+	notes  []string
+
+	lastKey     string
+	lastResults []retrieve.Result
+}
+
+// Method names the method.
+func (b *base) Method() string { return b.method }
+
+// Notes says what differs from the paper's method.
+func (b *base) Notes() []string { return b.notes }
+
+// CountTokens counts a text's generator tokens as the prompt builder
+// needs them: encoded on its own, with the BOS token when the model adds
+// one (as the authors' Hugging Face encode does).
+func (b *base) CountTokens(text string) (int, error) {
+	return len(b.dec.tok.Encode(text, true)), nil
+}
+
+// retrieveOnce returns r's blocks for query, reusing the previous result
+// when the target and query are the same; ms is the time it took (0 when
+// reused).
+func (b *base) retrieveOnce(r Retriever, t Target, query string) ([]retrieve.Result, float64, error) {
+	key := t.ID + "\x00" + t.Path + "\x00" + t.Prompt + "\x00" + query
+	if key == b.lastKey {
+		return b.lastResults, 0, nil
+	}
+	start := time.Now()
+	res, err := r.Retrieve(query, t.Exclusion)
+	if err != nil {
+		return nil, 0, err
+	}
+	b.lastKey, b.lastResults = key, res
+	return res, msSince(start), nil
+}
+
+// contextPrompt is the ACToR layout of REFERENCE.md §3 for the blocks.
+func (b *base) contextPrompt(res []retrieve.Result, t Target) (retrieve.Prompt, error) {
+	return retrieve.ACToRPrompt(res, t.Path, t.Prompt, b, b.cfg.Budget)
+}
+
+// newSample starts a sample's record.
+func (b *base) newSample(t Target, sample int) *Sample {
+	return &Sample{Trace: Trace{Task: t.ID, Sample: sample, Method: b.method, Notes: b.notes}}
+}
+
+// attempts decodes stage of a sample until its body is neither empty nor
+// a bare pass, at most 1 + Retries times (the last body is kept whatever
+// it is); run decodes one attempt with its seeded sampler.
+func (b *base) attempts(s *Sample, t Target, stage string, stageNo int, retries int, run func(*Attempt, *engine.Sampler) (string, error)) (string, error) {
+	for n := 0; ; n++ {
+		smp, seed := b.cfg.sampler(t, s.Trace.Sample, stageNo, n)
+		a := Attempt{Stage: stage, Attempt: n, Seed: seed}
+		body, err := run(&a, smp)
+		if err != nil {
+			return "", err
+		}
+		a.Body = body
+		if r := retryReason(body); r != "" && n < retries {
+			a.Retry = r
+		}
+		s.Trace.Attempts = append(s.Trace.Attempts, a)
+		s.Generated += a.Tokens
+		s.Decode += time.Duration(a.DecodeMs * float64(time.Millisecond))
+		s.Triggers += a.Triggers
+		s.ContextChanges += a.ContextChanges
+		if a.Retry == "" {
+			s.Tokens = a.Tokens
+			return body, nil
+		}
+	}
+}
+
+// finish fills the sample's summary.
+func (s *Sample) finish(body, prompt string, start time.Time) *Sample {
+	s.Code, s.Prompt = body, prompt
+	s.Elapsed = time.Since(start)
+	tr := &s.Trace
+	tr.Tokens, tr.Generated = s.Tokens, s.Generated
+	tr.Triggers, tr.ContextChanges = s.Triggers, s.ContextChanges
+	tr.Judged = 0
+	for _, a := range tr.Attempts {
+		tr.Judged += a.Judged
+	}
+	tr.Seconds = s.Elapsed.Seconds()
+	tr.MsPerToken = s.MsPerToken()
+	return s
+}
+
+// lastLines returns the last n lines of text (a trailing newline ends the
+// last line rather than starting an empty one), non-empty ones only when
+// nonEmpty is set.
+func lastLines(text string, n int, nonEmpty bool) string {
+	lines := splitLines(text, nonEmpty)
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// firstLines returns the first n lines of text.
+func firstLines(text string, n int) string {
+	lines := splitLines(text, false)
+	return strings.Join(lines[:min(n, len(lines))], "\n")
+}
+
+func splitLines(text string, nonEmpty bool) []string {
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if !nonEmpty {
+		return lines
+	}
+	out := lines[:0:0]
+	for _, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}

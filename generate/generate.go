@@ -1,0 +1,141 @@
+// Package generate writes a repository's target function with a code model:
+// ACToR's critical-token-guided decoding (the paper's Algorithm 1) and the
+// four baselines it is compared with (RawPrompt, RawRAG, RepoCoder,
+// RLCoder-style), behind one Generator interface. It is where the engine,
+// the retriever and the probe meet: the engine decodes, the retriever
+// supplies repository blocks, the probe decides when to retrieve again.
+//
+// Every method shares the decoding rules of REFERENCE.md §4: seeded
+// sampling (temperature 0.6 by default), at most 512 new tokens, the stop
+// rule "\n[^\s]" (the text is cut before the line that returns to column
+// 0), and regeneration of an empty or bare "pass" result a bounded number of
+// times.
+package generate
+
+import (
+	"fmt"
+	"hash/fnv"
+	"time"
+
+	"actor/engine"
+	"actor/retrieve"
+)
+
+// Method names, as written in predictions files and accepted by New.
+const (
+	MethodACToR     = "actor"
+	MethodRawPrompt = "rawprompt"
+	MethodRawRAG    = "rawrag"
+	MethodRepoCoder = "repocoder"
+	MethodRLCoder   = "rlcoder"
+)
+
+// Methods lists the method names in a stable order.
+var Methods = []string{MethodACToR, MethodRawPrompt, MethodRawRAG, MethodRepoCoder, MethodRLCoder}
+
+// Generator writes one sample of a target function's body.
+type Generator interface {
+	// Method names the method (one of Methods, possibly with a suffix
+	// naming a fallback, such as "actor+bm25").
+	Method() string
+	// Notes say how the method differs from the paper's (missing
+	// weights, a retriever fallback, an ablation); they are in every trace.
+	Notes() []string
+	// Generate produces sample number sample (from 0) for the target. The
+	// sample index and the configured seed fix the random draws, so a
+	// resumed run reproduces the same text.
+	Generate(t Target, sample int) (*Sample, error)
+}
+
+// Target is the function to write.
+type Target struct {
+	// ID names the task (benchmark task id, or "path:line"); it seeds the
+	// sampler together with the sample index.
+	ID string
+	// Path is the target file relative to the repository root.
+	Path string
+	// Prompt is the target's signature and docstring, the text the model
+	// continues (REFERENCE.md §3: no other in-file context).
+	Prompt string
+	// Exclusion hides the target's own lines from retrieval.
+	Exclusion retrieve.Exclusion
+}
+
+// Config holds the decoding rules every method shares.
+type Config struct {
+	// Temperature, TopK, TopP and Seed configure the sampler (engine's
+	// SamplerConfig); each attempt of each sample gets its own seed derived
+	// from Seed, the target's ID, the sample index and the attempt.
+	Temperature float64
+	TopK        int
+	TopP        float64
+	Seed        uint64
+	// MaxNewTokens caps the generated tokens of one attempt.
+	MaxNewTokens int
+	// Retries is how many times an empty or bare "pass" result is
+	// generated again (with new seeds) before it is kept as it is.
+	Retries int
+	// Budget limits the retrieved blocks in a prompt.
+	Budget retrieve.Budget
+}
+
+// DefaultConfig is the paper's setting: temperature 0.6, 512 new tokens,
+// the authors' 1000-token, 10-block context budget, and up to 3
+// regenerations.
+var DefaultConfig = Config{Temperature: 0.6, MaxNewTokens: 512, Retries: 3, Budget: retrieve.DefaultBudget}
+
+// Validate reports a configuration that cannot work.
+func (c Config) Validate() error {
+	switch {
+	case c.Temperature < 0 || c.TopK < 0 || c.TopP < 0 || c.TopP > 1:
+		return fmt.Errorf("generate: temperature and top-k must be ≥ 0 and top-p in [0, 1]")
+	case c.MaxNewTokens < 1:
+		return fmt.Errorf("generate: at most %d new tokens: want at least 1", c.MaxNewTokens)
+	case c.Retries < 0:
+		return fmt.Errorf("generate: %d retries: want ≥ 0", c.Retries)
+	case c.Budget.MaxTokens < 1 || c.Budget.MaxBlocks < 0:
+		return fmt.Errorf("generate: context budget %d tokens, %d blocks: want ≥ 1 token and ≥ 0 blocks", c.Budget.MaxTokens, c.Budget.MaxBlocks)
+	}
+	return nil
+}
+
+// sampler returns the seeded sampler of one attempt (stage separates
+// RepoCoder's rounds).
+func (c Config) sampler(t Target, sample, stage, attempt int) (*engine.Sampler, uint64) {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d\x00%s\x00%d\x00%d\x00%d", c.Seed, t.ID, sample, stage, attempt)
+	seed := h.Sum64()
+	return engine.NewSampler(engine.SamplerConfig{Temperature: c.Temperature, TopK: c.TopK, TopP: c.TopP, Seed: seed}), seed
+}
+
+// Sample is one generated function body and what it took.
+type Sample struct {
+	// Code is the generated body (the continuation of Target.Prompt), cut
+	// by the stop rule.
+	Code string
+	// Prompt is the final prompt the body continues (for ACToR, with the
+	// last context it switched to).
+	Prompt string
+	// Tokens is the number of tokens of the kept attempt.
+	Tokens int
+	// Generated counts the tokens decoded by all attempts and rounds,
+	// Decode the time spent decoding them (sampling, probe, re-retrieval
+	// and re-prefill included; the initial prompt prefill excluded).
+	Generated int
+	Decode    time.Duration
+	// Elapsed is the sample's wall time, retrieval and prefill included.
+	Elapsed time.Duration
+	// Triggers counts critical tokens that triggered a retrieval,
+	// ContextChanges those whose retrieval changed the context (ACToR).
+	Triggers, ContextChanges int
+	// Trace records every attempt token by token.
+	Trace Trace
+}
+
+// MsPerToken is the mean decoding time per generated token in ms.
+func (s *Sample) MsPerToken() float64 {
+	if s.Generated == 0 {
+		return 0
+	}
+	return float64(s.Decode.Microseconds()) / 1000 / float64(s.Generated)
+}

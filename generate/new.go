@@ -1,0 +1,110 @@
+package generate
+
+import (
+	"errors"
+	"fmt"
+
+	"actor/probe"
+	"actor/retrieve"
+)
+
+// Options choose a method and give it what it needs.
+type Options struct {
+	// Method is one of Methods.
+	Method  string
+	Decoder *Decoder
+	Config  Config
+	// Corpus is the repository (not needed by RawPrompt).
+	Corpus *Corpus
+
+	// ACToR's switches. Probe is required unless NoInference.
+	Probe *probe.Probe
+	// NoInference switches critical-token inference off (ablation:
+	// weighted retriever only).
+	NoInference bool
+	// MeanPooling pools ACToR's queries by mean instead of the
+	// position-aware weights (ablation).
+	MeanPooling bool
+	// Sigma is σ of the position-aware weights (0: retrieve.DefaultSigma).
+	Sigma float64
+	// Threshold replaces the probe's threshold when above 0.
+	Threshold float64
+	// FullProbs evaluates every probe member for the trace.
+	FullProbs bool
+	// Name replaces ACToR's method name in predictions and traces (for
+	// example to tell apart runs with probes trained under other rules).
+	// By default it is "actor", with "-noinference" and "-meanpool" for the
+	// ablations and "+bm25" for the fallback retriever.
+	Name string
+}
+
+// New returns the generator of o.Method. Dense methods (RawRAG, RLCoder,
+// ACToR) fall back to BM25 when the corpus has no encoder; their method name
+// then ends in "+bm25" and their Notes say so.
+func New(o Options) (Generator, error) {
+	if o.Decoder == nil {
+		return nil, errors.New("generate: no decoder")
+	}
+	if err := o.Config.Validate(); err != nil {
+		return nil, err
+	}
+	if o.Method != MethodRawPrompt && o.Corpus == nil {
+		return nil, fmt.Errorf("generate: method %s needs a repository corpus", o.Method)
+	}
+	switch o.Method {
+	case MethodRawPrompt:
+		return NewRawPrompt(o.Decoder, o.Config), nil
+	case MethodRawRAG:
+		r, fallback, err := o.Corpus.QueryRetriever(retrieve.MeanPooling)
+		if err != nil {
+			return nil, err
+		}
+		g := NewRawRAG(o.Decoder, o.Config, r).(*oneShot)
+		if fallback != "" {
+			g.method += "+bm25"
+			g.notes = append(g.notes, fallback)
+		}
+		return g, nil
+	case MethodRepoCoder:
+		return NewRepoCoder(o.Decoder, o.Config, o.Corpus.RepoCoder(o.Decoder.tok)), nil
+	case MethodRLCoder:
+		return NewRLCoder(o.Decoder, o.Config, o.Corpus)
+	case MethodACToR:
+		return newACToRFromOptions(o)
+	}
+	return nil, fmt.Errorf("generate: unknown method %q (want one of %v)", o.Method, Methods)
+}
+
+func newACToRFromOptions(o Options) (Generator, error) {
+	opt := ACToROptions{Probe: o.Probe, Threshold: o.Threshold, FullProbs: o.FullProbs}
+	name := MethodACToR
+	if o.NoInference {
+		opt.Probe = nil
+		name += "-noinference"
+	} else if o.Probe == nil {
+		return nil, errors.New("generate: ACToR needs a probe file (or critical-token inference switched off)")
+	}
+	sigma := o.Sigma
+	if sigma == 0 {
+		sigma = retrieve.DefaultSigma
+	}
+	pool := retrieve.WeightedPooling(sigma)
+	if o.MeanPooling {
+		pool = retrieve.MeanPooling
+		name += "-meanpool"
+		opt.Notes = append(opt.Notes, "weighted pooling off (ablation): queries are mean-pooled")
+	}
+	r, fallback, err := o.Corpus.QueryRetriever(pool)
+	if err != nil {
+		return nil, err
+	}
+	if fallback != "" {
+		name += "+bm25"
+		opt.Notes = append(opt.Notes, fallback)
+	}
+	opt.Method = name
+	if o.Name != "" {
+		opt.Method = o.Name
+	}
+	return NewACToR(o.Decoder, o.Config, r, opt)
+}

@@ -1,0 +1,134 @@
+package generate
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"actor/retrieve"
+)
+
+// Trace is the record of one sample, written as one JSON line: every
+// attempt (regenerations, RepoCoder's rounds) token by token, with the
+// probe's verdicts, the retrieval queries and the blocks before and after
+// each critical token, and timings.
+type Trace struct {
+	Task   string `json:"task"`
+	Sample int    `json:"sample"`
+	Method string `json:"method"`
+	Model  string `json:"model,omitempty"`
+	// Notes say what differs from the paper's method (missing weights,
+	// a retriever fallback).
+	Notes    []string  `json:"notes,omitempty"`
+	Attempts []Attempt `json:"attempts"`
+	// Summary over all attempts.
+	Tokens         int     `json:"tokens"`
+	Generated      int     `json:"generated"`
+	Triggers       int     `json:"triggers"`
+	ContextChanges int     `json:"context_changes"`
+	Judged         int     `json:"judged"`
+	Seconds        float64 `json:"seconds"`
+	MsPerToken     float64 `json:"ms_per_token"`
+}
+
+// Attempt is one decoding run of a sample.
+type Attempt struct {
+	// Stage is "generate", or RepoCoder's "round1" and "round2".
+	Stage   string `json:"stage"`
+	Attempt int    `json:"attempt"`
+	Seed    uint64 `json:"seed"`
+	// Query is the initial retrieval query, Blocks the blocks of the
+	// initial prompt (empty without retrieval).
+	Query        string  `json:"query,omitempty"`
+	Blocks       []Block `json:"blocks"`
+	RetrieveMs   float64 `json:"retrieve_ms,omitempty"`
+	PromptTokens int     `json:"prompt_tokens"`
+	// Events has one entry per generated token.
+	Events []TokenEvent `json:"tokens"`
+	Body   string       `json:"body"`
+	Tokens int          `json:"n_tokens"`
+	// Stop says why decoding ended: "rule" (a line back at column 0),
+	// "eog" (end-of-generation token), "max" (token limit) or "context"
+	// (the model's context is full).
+	Stop string `json:"stop"`
+	// Retry is "empty" or "pass" when this attempt's body was generated
+	// again.
+	Retry          string  `json:"retry,omitempty"`
+	Triggers       int     `json:"triggers"`
+	ContextChanges int     `json:"context_changes"`
+	Judged         int     `json:"judged"`
+	PrefillMs      float64 `json:"prefill_ms"`
+	DecodeMs       float64 `json:"decode_ms"`
+	// Work is the engine work of the attempt.
+	Work Stats `json:"work"`
+}
+
+// TokenEvent is one generated position.
+type TokenEvent struct {
+	ID   int32  `json:"id"`
+	Text string `json:"text"`
+	// Skip says why the token was not judged: "first" (the first token),
+	// "space" (whitespace or newline), "replacement" (re-decoded after a
+	// context change) or "eog"; empty when judged or when no probe runs.
+	Skip string `json:"skip,omitempty"`
+	// P holds each member's p(critical), in member order (members after
+	// the first one at or below the threshold are not evaluated unless
+	// the full trace was asked for).
+	P        []float32 `json:"p,omitempty"`
+	Critical bool      `json:"critical,omitempty"`
+	// Query, Before and After describe a triggered retrieval: the query
+	// (target prompt + body + the token) and the prompt's blocks before
+	// and after it; Changed when they differ.
+	Query   string  `json:"query,omitempty"`
+	Before  []Block `json:"before,omitempty"`
+	After   []Block `json:"after,omitempty"`
+	Changed bool    `json:"changed,omitempty"`
+	// Dropped is the critical token discarded after a context change;
+	// ID and Text are then the replacement.
+	Dropped *TokenRef `json:"dropped,omitempty"`
+	// Timings in ms (probe in µs) and the tokens the engine evaluated for
+	// this position (1 for a plain step).
+	Ms         float64 `json:"ms"`
+	ProbeUs    float64 `json:"probe_us,omitempty"`
+	RetrieveMs float64 `json:"retrieve_ms,omitempty"`
+	PrefillMs  float64 `json:"prefill_ms,omitempty"`
+	Evaluated  int     `json:"evaluated"`
+}
+
+// TokenRef is a token and its text.
+type TokenRef struct {
+	ID   int32  `json:"id"`
+	Text string `json:"text"`
+}
+
+// Block is a retrieved block as traced.
+type Block struct {
+	Path  string  `json:"path"`
+	Start int     `json:"start"`
+	End   int     `json:"end"`
+	Score float64 `json:"score"`
+}
+
+func traceBlocks(rs []retrieve.Result) []Block {
+	out := make([]Block, len(rs))
+	for i, r := range rs {
+		out[i] = Block{r.Path, r.Start, r.End, r.Score}
+	}
+	return out
+}
+
+// TraceWriter appends traces to a JSONL stream.
+type TraceWriter struct {
+	enc *json.Encoder
+}
+
+// NewTraceWriter writes traces to w, one JSON object a line.
+func NewTraceWriter(w io.Writer) *TraceWriter { return &TraceWriter{json.NewEncoder(w)} }
+
+// Write appends one sample's trace.
+func (w *TraceWriter) Write(t *Trace) error {
+	if err := w.enc.Encode(t); err != nil {
+		return fmt.Errorf("trace: %w", err)
+	}
+	return nil
+}
