@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"fmt"
+	"strings"
 
 	"actor/index"
 )
@@ -76,4 +77,17 @@ func SameBlocks(a, b []Result) bool {
 		}
 	}
 	return true
+}
+
+// ACToRQuery is the authors' retrieval query: the lines of the target's
+// signature and docstring followed by the non-blank lines generated so far
+// (critical token included), joined by newlines.
+func ACToRQuery(targetPrompt, generated string) string {
+	lines := strings.Split(strings.TrimSuffix(targetPrompt, "\n"), "\n")
+	for _, l := range strings.Split(generated, "\n") {
+		if strings.TrimSpace(l) != "" {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "\n")
 }

@@ -124,3 +124,14 @@ func TestDenseScorer(t *testing.T) {
 		t.Errorf("Rerank = %+v", re)
 	}
 }
+
+func TestACToRQuery(t *testing.T) {
+	prompt := "def f(x):\n    \"\"\"Doc.\n\n    More.\"\"\"\n"
+	if got := ACToRQuery(prompt, ""); got != "def f(x):\n    \"\"\"Doc.\n\n    More.\"\"\"" {
+		t.Errorf("initial query %q", got)
+	}
+	got := ACToRQuery(prompt, "    y = 1\n\n   \n    return y")
+	if want := "def f(x):\n    \"\"\"Doc.\n\n    More.\"\"\"\n    y = 1\n    return y"; got != want {
+		t.Errorf("query %q, want %q", got, want)
+	}
+}

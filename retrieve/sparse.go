@@ -12,9 +12,12 @@ import (
 // RLCoder's BM25 does with Python's str.lower().split() (whitespace as
 // Python's str.isspace: Unicode spaces plus the separators 0x1c-0x1f).
 func Words(text string) []string {
-	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return unicode.IsSpace(r) || (0x1c <= r && r <= 0x1f)
-	})
+	return strings.FieldsFunc(strings.ToLower(text), isPySpace)
+}
+
+// isPySpace is Python's str.isspace for one character.
+func isPySpace(r rune) bool {
+	return unicode.IsSpace(r) || (0x1c <= r && r <= 0x1f)
 }
 
 // BM25 is Okapi BM25 exactly as rank_bm25's BM25Okapi (the library RLCoder
@@ -23,6 +26,7 @@ func Words(text string) []string {
 // idf·f·(k1+1)/(f + k1·(1 - b + b·|d|/avgdl)).
 type BM25 struct {
 	k1, b    float64
+	rawQuery bool
 	docLen   []float64
 	avgdl    float64
 	terms    map[string]int32 // term -> id
@@ -36,14 +40,21 @@ type posting struct {
 }
 
 // BM25Params are the scorer's constants; DefaultBM25 holds RLCoder's.
-type BM25Params struct{ K1, B, Epsilon float64 }
+type BM25Params struct {
+	K1, B, Epsilon float64
+	// RawQuery splits the query on whitespace without lower-casing it, as
+	// RLCoder's code does (documents are lower-cased either way, so
+	// capitalised query words then never match); the default lower-cases
+	// both sides as its description says.
+	RawQuery bool
+}
 
 // DefaultBM25 is k1 = 1.5, b = 0.75, ε = 0.25 (rank_bm25's defaults).
 var DefaultBM25 = BM25Params{K1: 1.5, B: 0.75, Epsilon: 0.25}
 
 // NewBM25 indexes the documents, each tokenised with Words.
 func NewBM25(docs []string, p BM25Params) *BM25 {
-	s := &BM25{k1: p.K1, b: p.B, docLen: make([]float64, len(docs)), terms: map[string]int32{}}
+	s := &BM25{k1: p.K1, b: p.B, rawQuery: p.RawQuery, docLen: make([]float64, len(docs)), terms: map[string]int32{}}
 	total := 0
 	var ids []int32
 	for d, text := range docs {
@@ -93,13 +104,17 @@ func NewBM25(docs []string, p BM25Params) *BM25 {
 }
 
 // Scores returns the BM25 score of every document for the query
-// (tokenised with Words).
+// (tokenised with Words, or only split when RawQuery).
 func (s *BM25) Scores(query string) []float64 {
 	scores := make([]float64, len(s.docLen))
 	if s.avgdl == 0 {
 		return scores
 	}
-	for _, w := range Words(query) {
+	words := Words(query)
+	if s.rawQuery {
+		words = strings.FieldsFunc(query, isPySpace)
+	}
+	for _, w := range words {
 		id, ok := s.terms[w]
 		if !ok {
 			continue

@@ -68,6 +68,18 @@ func TestBM25HandWorked(t *testing.T) {
 	}
 }
 
+func TestBM25RawQuery(t *testing.T) {
+	docs := []string{"Alpha beta", "gamma", "delta"}
+	raw := NewBM25(docs, BM25Params{K1: 1.5, B: 0.75, Epsilon: 0.25, RawQuery: true})
+	low := NewBM25(docs, DefaultBM25)
+	if s := raw.Scores("Alpha"); s[0] != 0 {
+		t.Errorf("raw query matched a lower-cased document: %v", s)
+	}
+	if a, b := raw.Scores("alpha"), low.Scores("ALPHA"); a[0] == 0 || a[0] != b[0] {
+		t.Errorf("raw %v, lower-cased %v", a, b)
+	}
+}
+
 func TestBM25Empty(t *testing.T) {
 	if got := NewBM25(nil, DefaultBM25).Scores("x"); len(got) != 0 {
 		t.Errorf("empty corpus scores %v", got)

@@ -115,7 +115,7 @@ stay under --budget; a block that does not fit is skipped, at most
 			return err
 		}
 		defer r.store.Close()
-		results, err := r.Retrieve(tg.Prompt, tg.Exclusion)
+		results, err := r.Retrieve(retrieve.ACToRQuery(tg.Prompt, ""), tg.Exclusion)
 		if err != nil {
 			return err
 		}

@@ -274,8 +274,9 @@ type TaskScore struct {
 }
 
 // ScoreTask locates the task in the project, retrieves the top k blocks
-// for its prompt (signature and docstring, the initial query of RawRAG and
-// ACToR) with the exclusion rule, and scores them.
+// for its signature and docstring (ACToRQuery with nothing generated: the
+// initial query of RawRAG and ACToR) with the exclusion rule, and scores
+// them.
 func ScoreTask(p Project, t task.Task, k int) (TaskScore, error) {
 	tg, err := task.Locate(p.Root, t)
 	if err != nil {
@@ -285,7 +286,7 @@ func ScoreTask(p Project, t task.Task, k int) (TaskScore, error) {
 	if err != nil {
 		return TaskScore{}, err
 	}
-	res, err := p.Retriever.Retrieve(tg.Prompt, tg.Exclusion)
+	res, err := p.Retriever.Retrieve(retrieve.ACToRQuery(tg.Prompt, ""), tg.Exclusion)
 	if err != nil {
 		return TaskScore{}, err
 	}
