@@ -47,8 +47,8 @@ type Cache struct {
 	typ  CacheType
 }
 
-// NewCache allocates a cache for size positions. Memory is reserved
-// lazily by the OS: pages are touched only as positions are written.
+// NewCache allocates a zeroed cache for size positions (attention reads
+// whole padded blocks of positions; never-written ones must be finite).
 func (m *Model) NewCache(size int, typ CacheType) (c *Cache, err error) {
 	defer recoverErr(&err, "allocate KV cache")
 	if size < 1 {
@@ -58,11 +58,11 @@ func (m *Model) NewCache(size int, typ CacheType) (c *Cache, err error) {
 	c = &Cache{m: m, ctx: m.b.NewContextSize(2 * p.Layers), size: size, typ: typ}
 	for l := range p.Layers {
 		lc := c.ctx.Layer(l)
-		c.k = append(c.k, lc.Empty(typ.dtype(), p.HeadDim, p.KVHeads, size))
+		c.k = append(c.k, lc.Zeros(typ.dtype(), p.HeadDim, p.KVHeads, size))
 		if m.o.FlashAttention {
-			c.v = append(c.v, lc.Empty(typ.dtype(), p.HeadDim, p.KVHeads, size))
+			c.v = append(c.v, lc.Zeros(typ.dtype(), p.HeadDim, p.KVHeads, size))
 		} else {
-			c.v = append(c.v, lc.Empty(typ.dtype(), size, p.HeadDim, p.KVHeads))
+			c.v = append(c.v, lc.Zeros(typ.dtype(), size, p.HeadDim, p.KVHeads))
 		}
 	}
 	return c, nil

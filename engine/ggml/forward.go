@@ -44,9 +44,14 @@ type graph struct {
 	ctx  ml.Context
 	b    *Batch
 	nTot int // keys visible to the batch: Start + len(Tokens)
-	// flash masks in float16 (flash attention's type), per query set
-	flashMask, flashOutMask ml.Tensor
+	nKV  int // keys the attention reads: nTot padded to a multiple of kvPad
+	// flashMask is the mask in float16, flash attention's type
+	flashMask ml.Tensor
 }
+
+// kvPad is the multiple the attended key count is padded to (the padding
+// is masked out), as llama.cpp does: same shapes, same kernels.
+const kvPad = 256
 
 // Forward runs one batch through the model and returns the requested
 // outputs. The cache is updated in place for every token of the batch.
@@ -71,7 +76,8 @@ func (m *Model) Forward(c *Cache, b Batch) (out Output, err error) {
 	defer recoverErr(&err, "forward")
 	ctx := m.b.NewContextSize(m.graphNodes())
 	defer ctx.Close()
-	g := &graph{m: m, c: c, ctx: ctx, b: &b, nTot: b.Start + n}
+	nTot := b.Start + n
+	g := &graph{m: m, c: c, ctx: ctx, b: &b, nTot: nTot, nKV: min(c.size, (nTot+kvPad-1)/kvPad*kvPad)}
 	outs := g.build()
 	ctx.Forward(outs...)
 	ctx.Compute(outs...)
@@ -96,6 +102,13 @@ func (m *Model) graphNodes() int { return 64*m.p.Layers + 256 }
 // build adds the whole forward pass to the context and returns the output
 // tensors (copies, so the graph allocator cannot reuse their memory) in the
 // order logits, hidden, attention, each only when requested.
+//
+// The graph is llama.cpp's (llm_build_llama, non-flash attention): keys
+// padded to a multiple of 256 (masked), every row through the last layer's
+// attention and output projection, output rows selected after that. ggml
+// chooses its matmul kernels by shape, so the same shapes give the same
+// float rounding as llama.cpp, and quantised models, which amplify
+// rounding differences from layer to layer, then decode the same tokens.
 func (g *graph) build() []ml.Tensor {
 	m, b, ctx, p := g.m, g.b, g.ctx, g.m.p
 	in := ctx.Input()
@@ -106,22 +119,14 @@ func (g *graph) build() []ml.Tensor {
 	}
 	tokens := in.FromInts(b.Tokens, n)
 	positions := in.FromInts(pos, n)
-	mask := in.FromFloats(causalMask(pos, g.nTot), g.nTot, n)
-
-	// The last layer computes queries only for the output rows.
-	nOut := len(b.Outputs)
-	outPositions, outMask, outRows := positions, mask, ml.Tensor(nil)
-	if nOut > 0 && nOut < n {
-		op := make([]int32, nOut)
-		for i, o := range b.Outputs {
-			op[i] = pos[o]
-		}
-		outRows = in.FromInts(toInt32(b.Outputs), nOut)
-		outPositions = in.FromInts(op, nOut)
-		outMask = in.FromFloats(causalMask(op, g.nTot), g.nTot, nOut)
-	}
+	mask := in.FromFloats(causalMask(pos, g.nKV), g.nKV, n)
 	if m.o.FlashAttention {
-		g.flashMask, g.flashOutMask = mask.Cast(ctx, ml.DTypeF16), outMask.Cast(ctx, ml.DTypeF16)
+		g.flashMask = mask.Cast(ctx, ml.DTypeF16)
+	}
+	nOut := len(b.Outputs)
+	var outRows ml.Tensor
+	if nOut > 0 && nOut < n {
+		outRows = in.FromInts(toInt32(b.Outputs), nOut)
 	}
 
 	x := m.tokEmb.Rows(ctx, tokens)
@@ -134,33 +139,35 @@ func (g *graph) build() []ml.Tensor {
 		if last && nOut == 0 {
 			return nil
 		}
-		qPos, qMask, fMask, nq := positions, mask, g.flashMask, n
-		if last && outRows != nil {
-			h, x = h.Rows(ctx, outRows), x.Rows(ctx, outRows)
-			qPos, qMask, fMask, nq = outPositions, outMask, g.flashOutMask, nOut
-		}
 		q := lw.wq.Mulmat(ctx, h)
 		if lw.bq != nil {
 			q = q.Add(ctx, lw.bq)
 		}
-		q = g.rope(q.Reshape(ctx, p.HeadDim, p.Heads, nq), qPos)
+		q = g.rope(q.Reshape(ctx, p.HeadDim, p.Heads, n), positions)
 		var o ml.Tensor
 		if last && b.Attention {
 			var probs ml.Tensor
-			probs, attn = g.attentionProbs(l, q, qMask, nq)
+			probs, attn = g.attentionProbs(l, q, mask)
 			if !m.o.FlashAttention {
-				o = g.values(l).Mulmat(ctx, probs).Permute(ctx, 0, 2, 1, 3) // [hd, heads, nq]
+				o = g.values(l).Mulmat(ctx, probs).Permute(ctx, 0, 2, 1, 3) // [hd, heads, n]
 			}
 		}
 		if o == nil {
 			// With flash attention the output always comes from the fused
 			// kernel, even when probabilities are read, so that it does
 			// not depend on what is read back.
-			o = g.fusedAttention(l, q, qMask, fMask)
+			o = g.fusedAttention(l, q, mask)
 		}
-		x = x.Add(ctx, lw.wo.Mulmat(ctx, o.Reshape(ctx, p.HeadDim*p.Heads, nq)))
+		o = lw.wo.Mulmat(ctx, o.Reshape(ctx, p.HeadDim*p.Heads, n))
+		if last && outRows != nil {
+			o, x = o.Rows(ctx, outRows), x.Rows(ctx, outRows)
+			if attn != nil {
+				attn = attn.Rows(ctx, outRows)
+			}
+		}
+		x = o.Add(ctx, x)
 		h = x.RMSNorm(ctx, lw.ffnNorm, p.Eps)
-		x = x.Add(ctx, lw.wd.Mulmat(ctx, lw.wg.Mulmat(ctx, h).SILU(ctx, lw.wu.Mulmat(ctx, h))))
+		x = lw.wd.Mulmat(ctx, lw.wg.Mulmat(ctx, h).SILU(ctx, lw.wu.Mulmat(ctx, h))).Add(ctx, x)
 	}
 	hidden := x.RMSNorm(ctx, m.outNorm, p.Eps)
 	var outs []ml.Tensor
@@ -173,8 +180,8 @@ func (g *graph) build() []ml.Tensor {
 	if b.Hidden {
 		keep(hidden, p.Embed, nOut)
 	}
-	if b.Attention {
-		keep(attn, g.nTot, nOut)
+	if b.Attention { // drop the padding keys
+		keep(attn.View(ctx, 0, g.nTot, attn.Stride(1), nOut), g.nTot, nOut)
 	}
 	return outs
 }
@@ -203,44 +210,44 @@ func (g *graph) storeKV(l int, h, positions ml.Tensor) {
 	ctx.Forward(k.Copy(ctx, kDst), vSrc.Copy(ctx, vDst))
 }
 
-// keys returns the cached keys of layer l as [headDim, kvHeads, nTot].
+// keys returns the cached keys of layer l as [headDim, kvHeads, nKV].
 func (g *graph) keys(l int) ml.Tensor {
 	kc := g.c.k[l]
-	return kc.View(g.ctx, 0, g.m.p.HeadDim, kc.Stride(1), g.m.p.KVHeads, kc.Stride(2), g.nTot)
+	return kc.View(g.ctx, 0, g.m.p.HeadDim, kc.Stride(1), g.m.p.KVHeads, kc.Stride(2), g.nKV)
 }
 
-// values returns the cached values of layer l: [headDim, kvHeads, nTot]
-// for flash attention, [nTot, headDim, kvHeads] otherwise.
+// values returns the cached values of layer l: [headDim, kvHeads, nKV]
+// for flash attention, [nKV, headDim, kvHeads] otherwise.
 func (g *graph) values(l int) ml.Tensor {
 	vc, p := g.c.v[l], g.m.p
 	if g.m.o.FlashAttention {
-		return vc.View(g.ctx, 0, p.HeadDim, vc.Stride(1), p.KVHeads, vc.Stride(2), g.nTot)
+		return vc.View(g.ctx, 0, p.HeadDim, vc.Stride(1), p.KVHeads, vc.Stride(2), g.nKV)
 	}
-	return vc.View(g.ctx, 0, g.nTot, vc.Stride(1), p.HeadDim, vc.Stride(2), p.KVHeads)
+	return vc.View(g.ctx, 0, g.nKV, vc.Stride(1), p.HeadDim, vc.Stride(2), p.KVHeads)
 }
 
 func (g *graph) scale() float64 { return 1 / math.Sqrt(float64(g.m.p.HeadDim)) }
 
 // fusedAttention is softmax(QKᵀ·scale + mask)·V, either flash attention
-// (with the float16 mask fmask) or with scale, mask and softmax fused in
-// one op; q is [headDim, heads, nq], the result [headDim, heads, nq].
-func (g *graph) fusedAttention(l int, q, mask, fmask ml.Tensor) ml.Tensor {
+// or with scale, mask and softmax fused in one op; q is [headDim, heads,
+// n], the result [headDim, heads, n].
+func (g *graph) fusedAttention(l int, q, mask ml.Tensor) ml.Tensor {
 	if g.m.o.FlashAttention {
-		mask = fmask
+		mask = g.flashMask
 	}
 	sdpa := q.(ml.ScaledDotProductAttention)
 	return sdpa.ScaledDotProductAttention(g.ctx, g.keys(l), g.values(l), mask, nil, nil, g.scale(), true)
 }
 
 // attentionProbs computes softmax(QKᵀ·scale + mask) explicitly, as
-// [nTot, nq, heads], and its average over heads as [nTot, nq].
-func (g *graph) attentionProbs(l int, q, mask ml.Tensor, nq int) (probs, avg ml.Tensor) {
+// [nKV, n, heads], and its average over heads as [nKV, n].
+func (g *graph) attentionProbs(l int, q, mask ml.Tensor) (probs, avg ml.Tensor) {
 	ctx, p := g.ctx, g.m.p
-	k := g.keys(l).Permute(ctx, 0, 2, 1, 3)                 // [hd, nTot, kvHeads]
-	kq := k.MulmatFullPrec(ctx, q.Permute(ctx, 0, 2, 1, 3)) // [nTot, nq, heads]
+	k := g.keys(l).Permute(ctx, 0, 2, 1, 3)                 // [hd, nKV, kvHeads]
+	kq := k.MulmatFullPrec(ctx, q.Permute(ctx, 0, 2, 1, 3)) // [nKV, n, heads]
 	probs = kq.Scale(ctx, g.scale()).Add(ctx, mask).Softmax(ctx)
 	avg = probs.Permute(ctx, 1, 2, 0, 3).Contiguous(ctx).SumRows(ctx).Scale(ctx, 1/float64(p.Heads))
-	return probs, avg.Reshape(ctx, g.nTot, nq)
+	return probs, avg.Reshape(ctx, g.nKV, len(g.b.Tokens))
 }
 
 func (g *graph) rope(t, positions ml.Tensor) ml.Tensor {
