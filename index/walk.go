@@ -35,6 +35,10 @@ type WalkOptions struct {
 	MaxSize int64
 	// NoGitignore turns off .gitignore handling.
 	NoGitignore bool
+	// Hidden also walks files and folders whose names start with '.';
+	// by default they are skipped, as the authors' glob("**/*.py") does
+	// (so .eggs, .tox, .venv stay out).
+	Hidden bool
 	// Skip is told about every file or folder left out for a reason other
 	// than the rules above (binary, too large, not UTF-8, unreadable,
 	// symlink loop, symlinked folder); nil ignores them.
@@ -110,7 +114,7 @@ func (w *walker) dir(rel string, m *gitignore.Matcher) error {
 	for _, e := range entries {
 		name := e.Name()
 		child := path.Join(rel, name)
-		if e.IsDir() && name == ".git" {
+		if (e.IsDir() && name == ".git") || (!w.opt.Hidden && strings.HasPrefix(name, ".")) {
 			continue
 		}
 		symlink := e.Type()&fs.ModeSymlink != 0

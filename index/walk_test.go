@@ -89,7 +89,7 @@ func gitignoreTree(t *testing.T) string {
 
 func TestWalkGitignoreAndSkips(t *testing.T) {
 	root := gitignoreTree(t)
-	got, skipped := walkTree(t, root, WalkOptions{MaxSize: 200})
+	got, skipped := walkTree(t, root, WalkOptions{MaxSize: 200, Hidden: true})
 	want := []string{
 		".gitignore", "a.py", "docs/readme.md", "keep.log", "space name.py",
 		"sub/.gitignore", "sub/debug.log", "sub/deeper/local.py", "sub/root_only.py",
@@ -163,6 +163,8 @@ func keys(m map[string]error) []string {
 
 func TestWalkIncludeExclude(t *testing.T) {
 	root := makeTree(t, map[string]string{
+		".eggs/w/x.py":     "hidden folder\n",
+		".hidden.py":       "hidden file\n",
 		"a.py":             "a\n",
 		"b.txt":            "b\n",
 		"pkg/c.py":         "c\n",

@@ -29,6 +29,7 @@ type repoIndexFlags struct {
 	exclude     []string
 	maxSize     int64
 	noGitignore bool
+	hidden      bool
 	unit        string
 	encoder     string
 	batch       int
@@ -40,6 +41,7 @@ func (f *repoIndexFlags) register(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&f.exclude, "exclude", nil, "globs of files or folders to leave out")
 	fs.Int64Var(&f.maxSize, "max-size", index.DefaultMaxSize, "skip files larger than this many bytes")
 	fs.BoolVar(&f.noGitignore, "no-gitignore", false, "index files that .gitignore excludes")
+	fs.BoolVar(&f.hidden, "hidden", false, "also index files and folders whose names start with '.'")
 	fs.StringVar(&f.unit, "unit", "sa", "candidate unit: sa (Split-and-Aggregate, 15 lines) or window (RepoCoder 20/10)")
 	fs.StringVar(&f.encoder, "encoder", "", "encoder model for dense retrieval (MiniLM or UniXcoder GGUF)")
 	fs.IntVar(&f.batch, "batch", 32, "texts per encoder call")
@@ -109,7 +111,7 @@ func (f *repoIndexFlags) updateIndex(ctx context.Context, repo string, emb index
 		return nil, rep, err
 	}
 	opt := index.Options{
-		Walk: index.WalkOptions{Include: f.include, Exclude: f.exclude, MaxSize: f.maxSize, NoGitignore: f.noGitignore,
+		Walk: index.WalkOptions{Include: f.include, Exclude: f.exclude, MaxSize: f.maxSize, NoGitignore: f.noGitignore, Hidden: f.hidden,
 			Skip: func(rel string, reason error) { fmt.Fprintf(warn, "warning: skipped %s: %v\n", rel, reason) }},
 		Splitter:   split,
 		Embedder:   emb,

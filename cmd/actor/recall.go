@@ -51,7 +51,8 @@ project in its default place).`,
 		ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		f.index.db = ""
-		walk := index.WalkOptions{Include: f.index.include, Exclude: f.index.exclude, MaxSize: f.index.maxSize, NoGitignore: f.index.noGitignore}
+		walk := index.WalkOptions{Include: f.index.include, Exclude: f.index.exclude, MaxSize: f.index.maxSize,
+			NoGitignore: f.index.noGitignore, Hidden: f.index.hidden}
 		projects := map[string]recall.Project{}
 		var scores []recall.Score
 		var rows []map[string]any
