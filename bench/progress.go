@@ -47,8 +47,8 @@ func (p *progress) done(r results.Record) {
 		p.passed++
 	}
 	if p.bar != nil {
-		p.bar.Describe(fmt.Sprintf("testing (%d passed)", p.passed))
 		p.bar.Add(1)
+		p.bar.Describe(fmt.Sprintf("testing (%d passed)", p.passed))
 		return
 	}
 	if !r.Passed {

@@ -19,8 +19,10 @@ type RowError struct {
 	Err  error
 }
 
+// Error formats the problem as "file:line: problem".
 func (e *RowError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err) }
 
+// Unwrap returns the problem without its place.
 func (e *RowError) Unwrap() error { return e.Err }
 
 // rowFunc handles one JSON row found at line; an error it returns is

@@ -59,8 +59,10 @@ type LineError struct {
 	Err  error
 }
 
+// Error formats the problem as "file:line: problem".
 func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err) }
 
+// Unwrap returns the problem without its place.
 func (e *LineError) Unwrap() error { return e.Err }
 
 // wire is the decoding shape: task_id may be a string or an integer, and
