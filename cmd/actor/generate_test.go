@@ -7,8 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"actor/models"
 )
 
 const tinyModel = "../../engine/testdata/tiny/llama_gqa.gguf"
@@ -154,5 +158,57 @@ func TestGenerateBadInput(t *testing.T) {
 				t.Errorf("exit %d, stderr %q: want a non-zero exit and one line containing %q", code, errOut, c.want)
 			}
 		})
+	}
+}
+
+// TestGenerateSmolLM2MatchesLlamaCpp runs actor generate greedily on the
+// prompts of engine/testdata/smollm2_greedy.json and compares the traced
+// token ids with llama.cpp's. Skipped without the model unless
+// ACTOR_REQUIRE_MODELS=1.
+func TestGenerateSmolLM2MatchesLlamaCpp(t *testing.T) {
+	model := os.Getenv("ACTOR_SMOLLM2")
+	if model == "" {
+		p, err := models.Resolve("smollm2-135m")
+		if err != nil {
+			if os.Getenv("ACTOR_REQUIRE_MODELS") == "1" {
+				t.Fatal(err)
+			}
+			t.Skipf("SmolLM2 not available: %v", err)
+		}
+		model = p
+	}
+	data, err := os.ReadFile("../../engine/testdata/smollm2_greedy.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fx struct {
+		NGenerated int   `json:"n_generated"`
+		EOS        int32 `json:"eos_id"`
+		Cases      []struct {
+			Prompt       string  `json:"prompt"`
+			GeneratedIDs []int32 `json:"generated_ids"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal(data, &fx); err != nil {
+		t.Fatal(err)
+	}
+	for ci, c := range fx.Cases {
+		prompt := writeFile(t, "prompt.txt", c.Prompt)
+		trace := filepath.Join(t.TempDir(), "trace.jsonl")
+		_, errOut, code := runActor(t, "generate", "--model", model, "--prompt-file", prompt,
+			"--max-tokens", strconv.Itoa(fx.NGenerated), "--threads", "1", "--trace", trace)
+		if code != 0 {
+			t.Fatalf("case %d: exit %d: %s", ci, code, errOut)
+		}
+		var got []int32
+		for _, l := range readTrace(t, trace) {
+			got = append(got, l.ID)
+		}
+		// generate stops at end-of-generation (traced); the recording does not
+		stoppedAtEOS := len(got) > 0 && len(got) < fx.NGenerated && got[len(got)-1] == fx.EOS
+		if len(got) > len(c.GeneratedIDs) || !slices.Equal(got, c.GeneratedIDs[:len(got)]) ||
+			(len(got) < fx.NGenerated && !stoppedAtEOS) {
+			t.Errorf("case %d: generated ids differ from llama.cpp\ngot  %v\nwant %v", ci, got, c.GeneratedIDs)
+		}
 	}
 }
