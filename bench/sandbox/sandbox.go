@@ -314,6 +314,10 @@ func WorkRoot(parent string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if os.Geteuid() == 0 && !worldExecutable(filepath.Dir(dir)) {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("sandbox: %s and the folders above it must let other users pass (o+x) for the sandbox users", filepath.Dir(dir))
+	}
 	if err := os.Chmod(dir, 0o711); err != nil {
 		os.RemoveAll(dir)
 		return "", err

@@ -385,3 +385,16 @@ func TestModes(t *testing.T) {
 		})
 	}
 }
+
+func TestWorkRootReachable(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the check applies to root only")
+	}
+	closed := t.TempDir() // 0700
+	if _, err := WorkRoot(closed); err == nil || !strings.Contains(err.Error(), "must let other users pass") {
+		t.Fatalf("WorkRoot under a closed folder: %v", err)
+	}
+	if ents, _ := os.ReadDir(closed); len(ents) != 0 {
+		t.Fatalf("left %v", ents)
+	}
+}
