@@ -1,0 +1,97 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"actor/bench/candidate"
+	"actor/bench/results"
+	"actor/bench/sandbox"
+)
+
+// evaluate tests one sample; ok is false when the run was canceled before
+// the sample's outcome was known.
+func (r *runner) evaluate(ctx context.Context, slot int, j job) (rec results.Record, ok bool) {
+	t, p := j.task, j.pred
+	rec = results.Record{TaskID: p.TaskID, Sample: p.Sample, Method: p.Method, Model: p.Model, Exit: -1,
+		CodeSHA: codeSHA(p.Code), Tokens: p.Tokens, MsPerToken: p.MsPerToken, Seconds: p.Seconds,
+		Triggers: p.Triggers, ContextChanges: p.ContextChanges, GoldTokens: p.GoldTokens}
+	fail := func(err error) (results.Record, bool) {
+		rec.Status, rec.Reason = results.StatusError, err.Error()
+		return rec, ctx.Err() == nil
+	}
+	if err := r.rootErr[t.ID]; err != nil {
+		return fail(err)
+	}
+	fn := t.Gold
+	if r.cfg.Gold {
+		rec.Mode = "gold"
+	} else {
+		var mode candidate.Mode
+		fn, mode = candidate.Extract(p.Code, t.EntryPoint, t.Prompt)
+		rec.Mode = string(mode)
+	}
+	ws, err := os.MkdirTemp(r.workRoot, "task-"+safeName(t.ID)+"-")
+	if err != nil {
+		return fail(err)
+	}
+	if !r.cfg.Keep {
+		defer os.RemoveAll(ws)
+	}
+	prep, err := r.prepare(ws, t, r.roots[t.ID], fn)
+	if err == nil {
+		err = r.box.Own(ws, slot)
+	}
+	if err != nil {
+		return fail(fmt.Errorf("workspace: %v", err))
+	}
+	timeout := r.cfg.Timeout
+	if timeout <= 0 {
+		timeout = t.DefaultTimeout()
+	}
+	res := r.box.Run(ctx, sandbox.Command{
+		Path:   r.python,
+		Args:   prep.args,
+		Dir:    prep.dir,
+		Env:    append(r.env(ws), prep.env...),
+		Limits: sandbox.DefaultLimits(timeout),
+		Slot:   slot,
+	})
+	if res.Canceled {
+		return rec, false
+	}
+	rec.Exit = res.Exit
+	rec.TestSeconds = res.Duration.Seconds()
+	rec.Passed = res.Passed()
+	switch {
+	case rec.Passed:
+		rec.Status = results.StatusPassed
+		return rec, true
+	case res.TimedOut:
+		rec.Status = results.StatusTimeout
+	case res.Err != nil:
+		rec.Status = results.StatusError
+	default:
+		rec.Status = results.StatusFailed
+	}
+	rec.Reason = res.Reason()
+	if d := failureDetail(string(res.Output)); d != "" {
+		rec.Reason += ": " + d
+	}
+	rec.Output = tail(string(res.Output), 2000)
+	return rec, true
+}
+
+// env is the complete environment of a test run in workspace ws.
+func (r *runner) env(ws string) []string {
+	return []string{
+		"PATH=" + filepath.Dir(r.python) + ":/usr/local/bin:/usr/bin:/bin",
+		"HOME=" + filepath.Join(ws, "home"),
+		"TMPDIR=" + filepath.Join(ws, "tmp"),
+		"LANG=C.UTF-8", "LC_ALL=C.UTF-8", "COLUMNS=400",
+		"PYTHONDONTWRITEBYTECODE=1", "PYTHONHASHSEED=0", "PYTHONNOUSERSITE=1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1",
+		"OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1", "MKL_NUM_THREADS=1",
+	}
+}
