@@ -66,7 +66,11 @@ interruption: finished samples are kept and not repeated.`,
 		w := cmd.OutOrStdout()
 		fmt.Fprintf(w, "%d samples tested now, %d from an earlier run; %d input errors\n", out.Evaluated, out.Resumed, len(out.Meta.InputErrors))
 		for _, g := range out.Groups {
-			fmt.Fprintf(w, "%s %s: %d/%d samples passed on %d tasks; pass@1 %s pass@3 %s pass@5 %s\n", g.Method, g.Model,
+			label := g.Method
+			if g.Model != "" {
+				label += " (" + g.Model + ")"
+			}
+			fmt.Fprintf(w, "%s: %d/%d samples passed on %d tasks; pass@1 %s pass@3 %s pass@5 %s\n", label,
 				g.Passed, g.Samples, len(g.Tasks), pct(g, 1), pct(g, 3), pct(g, 5))
 		}
 		fmt.Fprintf(w, "summary: %s\n", filepath.Join(cfg.Out, results.SummaryMD))

@@ -38,14 +38,14 @@ func TestBenchRunAndReport(t *testing.T) {
 	data, repos := benchFixture(t)
 	out := filepath.Join(t.TempDir(), "gold")
 	stdout, stderr, code := runActor(t, "bench", "run", "--benchmark", "repoexec", "--data", data, "--repos", repos, "--gold", "--out", out)
-	if code != 0 || !strings.Contains(stdout, "gold : 1/1 samples passed on 1 tasks; pass@1 100.00%") {
+	if code != 0 || !strings.Contains(stdout, "gold: 1/1 samples passed on 1 tasks; pass@1 100.00%") {
 		t.Fatalf("gold run: code %d\n%s\n%s", code, stdout, stderr)
 	}
 	preds := filepath.Join(t.TempDir(), "p.jsonl")
 	os.WriteFile(preds, []byte(`{"task_id": 0, "sample": 0, "code": "    return x - ONE\n", "method": "wrong"}`+"\n{\n"), 0o644)
 	out2 := filepath.Join(t.TempDir(), "wrong")
 	stdout, stderr, code = runActor(t, "bench", "run", "--benchmark", "repoexec", "--data", data, "--repos", repos, "--predictions", preds, "--out", out2, "--timeout", "60s")
-	if code != 0 || !strings.Contains(stdout, "wrong : 0/1 samples passed") || !strings.Contains(stderr, "input error: "+preds+":2: ") ||
+	if code != 0 || !strings.Contains(stdout, "wrong: 0/1 samples passed") || !strings.Contains(stderr, "input error: "+preds+":2: ") ||
 		!strings.Contains(stderr, "task 0 sample 0 (wrong): failed: exit status 1: test_0: assert 0 == 2") {
 		t.Fatalf("predictions run: code %d\n%s\n%s", code, stdout, stderr)
 	}
