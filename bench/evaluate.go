@@ -52,12 +52,13 @@ func (r *runner) evaluate(ctx context.Context, slot int, j job) (rec results.Rec
 		timeout = t.DefaultTimeout()
 	}
 	res := r.box.Run(ctx, sandbox.Command{
-		Path:   r.python,
-		Args:   prep.args,
-		Dir:    prep.dir,
-		Env:    append(r.env(ws), prep.env...),
-		Limits: sandbox.DefaultLimits(timeout),
-		Slot:   slot,
+		Path:     r.python,
+		Args:     prep.args,
+		Dir:      prep.dir,
+		Env:      append(r.env(ws), prep.env...),
+		Limits:   sandbox.DefaultLimits(timeout),
+		Slot:     slot,
+		Writable: ws,
 	})
 	if res.Canceled {
 		return rec, false

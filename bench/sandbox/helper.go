@@ -17,7 +17,10 @@ import (
 const (
 	helperArg0 = "actor-sandbox-helper"
 	limitsEnv  = "ACTOR_SANDBOX_LIMITS"
-	probeArg   = "--probe"
+	// writableEnv names the folder that stays writable when the helper
+	// makes the rest of the file system read-only.
+	writableEnv = "ACTOR_SANDBOX_WRITABLE"
+	probeArg    = "--probe"
 	// statusFD is the pipe on which a helper running as a PID namespace's
 	// init reports how the command ended.
 	statusFD = 3
@@ -42,6 +45,15 @@ func helperMain(encoded string) {
 	if err != nil {
 		fail(err)
 	}
+	if dir := os.Getenv(writableEnv); dir != "" {
+		if err := readOnlyExcept(dir); err != nil {
+			fail(err)
+		}
+		// The command must not be able to undo the read-only mounts.
+		if err := dropCapabilities(); err != nil {
+			fail(err)
+		}
+	}
 	for _, l := range lim {
 		rl := unix.Rlimit{Cur: l.value, Max: l.value}
 		if l.resource == unix.RLIMIT_CPU {
@@ -56,7 +68,7 @@ func helperMain(encoded string) {
 	}
 	env := make([]string, 0, len(os.Environ()))
 	for _, e := range os.Environ() {
-		if !strings.HasPrefix(e, limitsEnv+"=") {
+		if !strings.HasPrefix(e, limitsEnv+"=") && !strings.HasPrefix(e, writableEnv+"=") {
 			env = append(env, e)
 		}
 	}
@@ -95,6 +107,52 @@ func runInit(path string, argv, env []string) {
 		fmt.Fprintf(status, "exit %d\n", ws.ExitStatus())
 		os.Exit(ws.ExitStatus())
 	}
+}
+
+// readOnlyExcept makes every mount of the helper's (private) mount
+// namespace read-only, except dir, which is bind-mounted onto itself and
+// stays writable; the working directory is entered again so that it refers
+// to the writable mount.
+func readOnlyExcept(dir string) error {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	ro := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
+	rw := &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}
+	steps := []struct {
+		what string
+		do   func() error
+	}{
+		{"make mounts private", func() error { return unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, "") }},
+		{"bind " + dir, func() error { return unix.Mount(dir, dir, "", unix.MS_BIND|unix.MS_REC, "") }},
+		{"make / read-only", func() error { return unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, ro) }},
+		{"make " + dir + " writable", func() error { return unix.MountSetattr(unix.AT_FDCWD, dir, unix.AT_RECURSIVE, rw) }},
+		{"enter " + cwd, func() error { return unix.Chdir(cwd) }},
+	}
+	for _, s := range steps {
+		if err := s.do(); err != nil {
+			return fmt.Errorf("%s: %v", s.what, err)
+		}
+	}
+	return nil
+}
+
+// dropCapabilities empties the bounding set and the current capability
+// sets, so neither the helper nor what it executes (even as uid 0 of its
+// user namespace) holds any capability.
+func dropCapabilities() error {
+	for c := 0; c <= unix.CAP_LAST_CAP; c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && err != unix.EINVAL {
+			return fmt.Errorf("drop capability %d: %v", c, err)
+		}
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("clear capabilities: %v", err)
+	}
+	return nil
 }
 
 type rlimit struct {

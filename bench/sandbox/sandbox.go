@@ -2,10 +2,12 @@
 // process group, a wall-clock limit that kills the whole process tree,
 // rlimits on address space, CPU time, processes and file size, a private
 // network namespace (no network) and PID namespace where the machine allows
-// them, and — when started as root — a dedicated unprivileged user id per
-// worker slot, so a candidate cannot delete or change files outside the
-// folder handed to it and a fork bomb hits its process limit. Combined
-// stdout and stderr are captured up to a cap.
+// them, and protection of the files outside the run's folder: started as
+// root, every worker slot runs as its own unprivileged user id (shown as root
+// inside a user namespace when the interpreter is reachable by other users);
+// otherwise the run gets a user and mount namespace in which everything but
+// its folder is read-only and no capability is left. Combined stdout and
+// stderr are captured up to a cap.
 package sandbox
 
 import (
@@ -70,11 +72,15 @@ type Isolation struct {
 	// PID: runs in a new PID namespace, so every process of the run dies
 	// with its first one.
 	PID bool
+	// ReadOnly: runs in a mount namespace where everything but the
+	// command's Writable folder is read-only (used without UID, which
+	// protects files on its own).
+	ReadOnly bool
 }
 
 // ProtectsFiles reports whether candidates cannot modify files outside the
 // folders given to them.
-func (i Isolation) ProtectsFiles() bool { return i.UID }
+func (i Isolation) ProtectsFiles() bool { return i.UID || i.ReadOnly }
 
 // Command is one program to run in the sandbox.
 type Command struct {
@@ -90,6 +96,9 @@ type Command struct {
 	// Slot is the worker's index (0..); with UID isolation each slot runs
 	// as its own user id.
 	Slot int
+	// Writable is the folder the command may change under ReadOnly
+	// isolation (default Dir).
+	Writable string
 }
 
 // Result is what happened to a run.
@@ -171,6 +180,7 @@ func New(reach ...string) (*Sandbox, error) {
 		}
 	} else {
 		tries = []Isolation{
+			{User: true, Network: true, PID: true, ReadOnly: true},
 			{User: true, Network: true, PID: true},
 			{User: true, Network: true},
 			{},
@@ -194,7 +204,7 @@ func New(reach ...string) (*Sandbox, error) {
 		s.warnings = append(s.warnings, "no PID namespace could be created: processes that leave the process group can outlive a run unless they run under a sandbox user id")
 	}
 	if !s.iso.ProtectsFiles() {
-		s.warnings = append(s.warnings, "not running as root: candidates run as this user and can change files this user owns")
+		s.warnings = append(s.warnings, "neither a sandbox user id (needs root) nor a read-only mount namespace: candidates can change files this user owns")
 	}
 	return s, nil
 }
@@ -314,6 +324,18 @@ func (s *Sandbox) Run(ctx context.Context, c Command) Result {
 		// The limit counts all processes of the real user id.
 		lim.Processes += uint64(countUID(os.Getuid()))
 	}
+	env := append(append([]string{}, c.Env...), limitsEnv+"="+encodeRlimits(lim))
+	if s.iso.ReadOnly {
+		w := c.Writable
+		if w == "" {
+			w = c.Dir
+		}
+		w, err := filepath.Abs(w)
+		if err != nil {
+			return Result{Exit: -1, Err: err}
+		}
+		env = append(env, writableEnv+"="+w)
+	}
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return Result{Exit: -1, Err: err}
@@ -328,7 +350,7 @@ func (s *Sandbox) Run(ctx context.Context, c Command) Result {
 	cmd := &exec.Cmd{
 		Path:        s.exe,
 		Args:        append([]string{helperArg0, c.Path}, c.Args...),
-		Env:         append(append([]string{}, c.Env...), limitsEnv+"="+encodeRlimits(lim)),
+		Env:         env,
 		Dir:         c.Dir,
 		Stdout:      pw,
 		Stderr:      pw,
@@ -425,6 +447,9 @@ func (s *Sandbox) attr(slot int) *syscall.SysProcAttr {
 	if s.iso.PID {
 		a.Cloneflags |= syscall.CLONE_NEWPID
 	}
+	if s.iso.ReadOnly {
+		a.Cloneflags |= syscall.CLONE_NEWNS
+	}
 	switch {
 	case s.iso.UID && s.iso.User:
 		uid := s.UID(slot)
@@ -440,10 +465,17 @@ func (s *Sandbox) attr(slot int) *syscall.SysProcAttr {
 		// no write access beyond what the sandbox user owns.
 		a.AmbientCaps = []uintptr{capDacReadSearch}
 	case s.iso.User:
+		// The caller's own ids, mapped to themselves; under ReadOnly mapped
+		// to root, which keeps the capabilities the helper needs to set up
+		// the mounts through its exec (it drops them all afterwards).
 		uid, gid := os.Getuid(), os.Getgid()
+		in, ingid := uid, gid
+		if s.iso.ReadOnly {
+			in, ingid = 0, 0
+		}
 		a.Cloneflags |= syscall.CLONE_NEWUSER
-		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
-		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: in, HostID: uid, Size: 1}}
+		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: ingid, HostID: gid, Size: 1}}
 		a.GidMappingsEnableSetgroups = false
 	}
 	return a
