@@ -30,7 +30,9 @@ var benchRunCmd = &cobra.Command{
 gold solution of every task, is placed into a fresh copy of its repository and
 tested in a sandbox (own process group, time limit killing the whole tree,
 memory/CPU/process/file-size limits, no network where a network namespace can
-be made, a dedicated unprivileged user id when run as root).
+be made; run as root, each worker uses its own unprivileged user id, shown as
+root inside a user namespace when the interpreter is reachable by all users;
+otherwise everything outside the sample's folder is mounted read-only).
 
 RepoExec: the gold function is replaced in the module file and in the task's
 test program, which runs under pytest from the module's package folder; the
