@@ -85,7 +85,7 @@ func (g *actor) Generate(t Target, sample int) (*Sample, error) {
 			c = &critical{g: g, t: t, cur: initial}
 			j = c
 		}
-		body, err := g.dec.run(a, initial.Text, smp, g.cfg.MaxNewTokens, j)
+		body, err := g.dec.run(a, initial.Text, smp, g.cfg, j)
 		if c != nil {
 			a.Triggers, a.ContextChanges, a.Judged = c.triggers, c.changes, c.judged
 			final = c.cur
@@ -108,7 +108,7 @@ type critical struct {
 
 func (c *critical) hidden() bool { return true }
 
-func (c *critical) check(i int, t int32, body []byte, pred *engine.Prediction, ev *TokenEvent) (string, error) {
+func (c *critical) check(i int, t int32, body string, pred *engine.Prediction, ev *TokenEvent) (string, error) {
 	tok := c.g.dec.tok
 	switch {
 	case i == 0:
@@ -127,7 +127,7 @@ func (c *critical) check(i int, t int32, body []byte, pred *engine.Prediction, e
 	}
 	c.triggers++
 	start := time.Now()
-	ev.Query = c.t.Prompt + string(body) + tok.Piece(t)
+	ev.Query = c.t.Prompt + body + tok.Piece(t)
 	res, err := c.g.r.Retrieve(ev.Query, c.t.Exclusion)
 	if err != nil {
 		return "", err

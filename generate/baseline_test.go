@@ -215,3 +215,39 @@ func TestSeedsReproduceSamples(t *testing.T) {
 		t.Error("samples 0-3 are identical at temperature 1")
 	}
 }
+
+func TestHealNewlineLeavesTheNewlineToTheModel(t *testing.T) {
+	m, tok := loadTiny(t)
+	tg := tinyTarget
+	tg.Prompt = "def run(x):\n    \"\"\"Double x.\"\"\"\n"
+	for _, heal := range []bool{true, false} {
+		cfg := tinyConfig()
+		cfg.HealNewline, cfg.Retries = heal, 0
+		s, err := NewRawPrompt(newDecoder(t, m, tok), cfg).Generate(tg, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := s.Trace.Attempts[0]
+		seen := tg.Prompt
+		if heal {
+			seen = strings.TrimSuffix(seen, "\n")
+		}
+		if a.PromptTokens != len(tok.Encode(seen, true)) {
+			t.Errorf("heal %v: prompt of %d tokens, want %q's %d", heal, a.PromptTokens, seen, len(tok.Encode(seen, true)))
+		}
+		var text []byte
+		for _, e := range a.Events {
+			text = append(text, e.Text...)
+		}
+		if cut := stopAt(text, 0); cut >= 0 {
+			text = text[:cut]
+		}
+		want := string(text)
+		if heal {
+			want = strings.TrimPrefix(want, "\n")
+		}
+		if s.Code != want || a.Body != want {
+			t.Errorf("heal %v: body %q, want %q", heal, s.Code, want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"actor/engine"
@@ -109,16 +110,36 @@ type judge interface {
 	// pred, after the body text so far; it fills ev. A non-empty prompt
 	// means the context changed: t is dropped and the position decoded
 	// again from prompt + the body's tokens (the replacement is not judged).
-	check(i int, t int32, body []byte, pred *engine.Prediction, ev *TokenEvent) (prompt string, err error)
+	check(i int, t int32, body string, pred *engine.Prediction, ev *TokenEvent) (prompt string, err error)
+}
+
+// modelPrompt is the text the model is given for prompt: with heal, a
+// final newline is left for the model to write (see Config.HealNewline).
+func modelPrompt(prompt string, heal bool) string {
+	if heal {
+		return strings.TrimSuffix(prompt, "\n")
+	}
+	return prompt
 }
 
 // run decodes one attempt: prefill the prompt, then sample until an
 // end-of-generation token, the stop rule, the token limit or a full
-// context. It records the attempt's events in a and returns the body.
-func (d *Decoder) run(a *Attempt, prompt string, smp *engine.Sampler, maxNew int, j judge) (string, error) {
+// context. It records the attempt's events in a and returns the body, the
+// text that follows prompt.
+func (d *Decoder) run(a *Attempt, prompt string, smp *engine.Sampler, cfg Config, j judge) (string, error) {
 	before := d.stats
 	start := time.Now()
-	ids := d.tok.Encode(prompt, true)
+	// With healing the model writes the prompt's last newline itself: the
+	// generated text then starts with it, and the body is what follows.
+	healed := cfg.HealNewline && strings.HasSuffix(prompt, "\n")
+	body := func(text []byte) string {
+		if healed {
+			return strings.TrimPrefix(string(text), "\n")
+		}
+		return string(text)
+	}
+	maxNew := cfg.MaxNewTokens
+	ids := d.tok.Encode(modelPrompt(prompt, healed), true)
 	if len(ids) == 0 {
 		return "", errors.New("generate: the prompt is empty")
 	}
@@ -143,17 +164,17 @@ func (d *Decoder) run(a *Attempt, prompt string, smp *engine.Sampler, maxNew int
 		ev := TokenEvent{}
 		t := smp.Sample(pred.Logits)
 		if j != nil {
-			next, err := j.check(len(gen), t, text, &pred, &ev)
+			next, err := j.check(len(gen), t, body(text), &pred, &ev)
 			if err != nil {
 				return "", err
 			}
 			if next != "" {
 				ev.Dropped = &TokenRef{ID: t, Text: d.tok.Piece(t)}
-				ids = d.tok.Encode(next, true)
+				ids = d.tok.Encode(modelPrompt(next, healed), true)
 				a.PromptTokens = len(ids)
 				p0, w0 := time.Now(), d.stats.Evaluated
 				if pred, err = d.prefill(append(slices.Clip(ids), gen...)); err != nil {
-					return d.stopOnFull(a, "context", text, err, ev)
+					return d.stopOnFull(a, body(text), err, ev)
 				}
 				ev.PrefillMs, ev.Evaluated = msSince(p0), d.stats.Evaluated-w0
 				t = smp.Sample(pred.Logits)
@@ -164,7 +185,7 @@ func (d *Decoder) run(a *Attempt, prompt string, smp *engine.Sampler, maxNew int
 			ev.Ms = msSince(evStart)
 			a.Events = append(a.Events, ev)
 			a.Stop = "eog"
-			return string(text), nil
+			return body(text), nil
 		}
 		gen = append(gen, t)
 		text = append(text, ev.Text...)
@@ -172,18 +193,18 @@ func (d *Decoder) run(a *Attempt, prompt string, smp *engine.Sampler, maxNew int
 			ev.Ms = msSince(evStart)
 			a.Events = append(a.Events, ev)
 			a.Stop = "rule"
-			return string(text[:cut]), nil
+			return body(text[:cut]), nil
 		}
 		from = max(0, len(text)-utf8Max)
 		if len(gen) >= maxNew {
 			ev.Ms = msSince(evStart)
 			a.Events = append(a.Events, ev)
 			a.Stop = "max"
-			return string(text), nil
+			return body(text), nil
 		}
 		w0 := d.stats.Evaluated
 		if pred, err = d.step(t); err != nil {
-			return d.stopOnFull(a, "context", text, err, ev)
+			return d.stopOnFull(a, body(text), err, ev)
 		}
 		ev.Evaluated += d.stats.Evaluated - w0
 		ev.Ms = msSince(evStart)
@@ -191,15 +212,15 @@ func (d *Decoder) run(a *Attempt, prompt string, smp *engine.Sampler, maxNew int
 	}
 }
 
-// stopOnFull ends an attempt whose context is full (keeping the text so
-// far); other errors are returned.
-func (d *Decoder) stopOnFull(a *Attempt, reason string, text []byte, err error, ev TokenEvent) (string, error) {
+// stopOnFull ends an attempt whose context is full, keeping the body so
+// far; other errors are returned.
+func (d *Decoder) stopOnFull(a *Attempt, body string, err error, ev TokenEvent) (string, error) {
 	if !errors.Is(err, engine.ErrContextFull) {
 		return "", err
 	}
 	a.Events = append(a.Events, ev)
-	a.Stop = reason
-	return string(text), nil
+	a.Stop = "context"
+	return body, nil
 }
 
 func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }

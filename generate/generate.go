@@ -77,12 +77,19 @@ type Config struct {
 	Retries int
 	// Budget limits the retrieved blocks in a prompt.
 	Budget retrieve.Budget
+	// HealNewline leaves a prompt's final newline for the model to write.
+	// Byte-level BPE vocabularies merge a newline with the next line's
+	// indentation ("\n   " is one token), so a prompt cut after the bare
+	// newline token is one the model never saw in training and small
+	// models then start a new top-level line. The body is still returned
+	// relative to the prompt with its newline.
+	HealNewline bool
 }
 
 // DefaultConfig is the paper's setting: temperature 0.6, 512 new tokens,
 // the authors' 1000-token, 10-block context budget, and up to 3
-// regenerations.
-var DefaultConfig = Config{Temperature: 0.6, MaxNewTokens: 512, Retries: 3, Budget: retrieve.DefaultBudget}
+// regenerations; with the prompt's final newline healed.
+var DefaultConfig = Config{Temperature: 0.6, MaxNewTokens: 512, Retries: 3, Budget: retrieve.DefaultBudget, HealNewline: true}
 
 // Validate reports a configuration that cannot work.
 func (c Config) Validate() error {

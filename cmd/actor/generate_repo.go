@@ -1,0 +1,464 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"actor/engine"
+	"actor/generate"
+	"actor/index"
+	"actor/models"
+	"actor/probe"
+	"actor/retrieve"
+	"actor/retrieve/task"
+	"actor/tokenizer"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// methodFlags choose a generation method and its switches; shared by the
+// repository mode of actor generate and by actor run.
+type methodFlags struct {
+	method      string
+	probe       string
+	samples     int
+	noInference bool
+	meanPool    bool
+	sigma       float64
+	threshold   float64
+	encoder     string
+	retries     int
+	budget      int
+	maxBlocks   int
+	name        string
+	fullProbs   bool
+	noHeal      bool
+}
+
+func (f *methodFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.method, "method", generate.MethodACToR, "generation method: "+strings.Join(generate.Methods, ", "))
+	fs.StringVar(&f.probe, "probe", "", "critical-token probe file for ACToR (default: the shipped probe of the model, see 'actor generate --help')")
+	fs.IntVarP(&f.samples, "samples", "n", 1, "samples per task")
+	fs.BoolVar(&f.noInference, "no-inference", false, "ACToR ablation: critical-token inference off (weighted retrieval only)")
+	fs.BoolVar(&f.meanPool, "mean-pool", false, "ACToR ablation: mean-pooled queries instead of the position-aware weights")
+	fs.Float64Var(&f.sigma, "sigma", retrieve.DefaultSigma, "σ of ACToR's position-aware query pooling")
+	fs.Float64Var(&f.threshold, "threshold", 0, "unanimity threshold on p(critical) (0: the probe's, 0.7)")
+	fs.StringVar(&f.encoder, "encoder", "", "dense encoder model (default: "+defaultEncoder+" when this build can run encoders; otherwise BM25, with a warning)")
+	fs.IntVar(&f.retries, "retries", generate.DefaultConfig.Retries, "regenerations of an empty or bare-pass result")
+	fs.IntVar(&f.budget, "budget", retrieve.DefaultBudget.MaxTokens, "generator tokens for retrieved blocks")
+	fs.IntVar(&f.maxBlocks, "max-blocks", retrieve.DefaultBudget.MaxBlocks, "most retrieved blocks in a prompt")
+	fs.StringVar(&f.name, "name", "", "method name in predictions and traces (ablations with another probe file)")
+	fs.BoolVar(&f.noHeal, "no-heal", false, "give the model the prompt's final newline instead of leaving it for the model to write (see generate.Config.HealNewline)")
+	fs.BoolVar(&f.fullProbs, "full-probs", false, "evaluate every probe member for the trace (slower; the decision is the same)")
+}
+
+// defaultEncoder is the dense encoder obtainable here (REFERENCE.md §2).
+const defaultEncoder = "all-minilm-l6-v2"
+
+// genSetup is a loaded model with what the methods need around it.
+type genSetup struct {
+	modelName string
+	model     *engine.Model
+	tok       *tokenizer.Tokenizer
+	dec       *generate.Decoder
+	probe     *probe.Probe
+	enc       retrieve.Encoder // nil: the dense methods fall back to BM25
+	flags     *methodFlags
+	cfg       generate.Config
+	stderr    io.Writer
+}
+
+// openGenSetup loads the model, the probe (ACToR) and the encoder.
+func openGenSetup(modelName string, opts engine.Options, f *methodFlags, cfg generate.Config, stderr io.Writer) (*genSetup, error) {
+	if !slicesContains(generate.Methods, f.method) {
+		return nil, fmt.Errorf("--method %q: want one of %s", f.method, strings.Join(generate.Methods, ", "))
+	}
+	if f.samples < 1 {
+		return nil, fmt.Errorf("-n %d: want at least one sample", f.samples)
+	}
+	cfg.Retries, cfg.Budget = f.retries, retrieve.Budget{MaxTokens: f.budget, MaxBlocks: f.maxBlocks}
+	cfg.HealNewline = !f.noHeal
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	path, err := models.Resolve(modelName)
+	if err != nil {
+		return nil, err
+	}
+	m, err := engine.Load(path, opts)
+	if err != nil {
+		return nil, err
+	}
+	s := &genSetup{modelName: modelName, model: m, flags: f, cfg: cfg, stderr: stderr}
+	if err := s.open(); err != nil {
+		s.close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *genSetup) open() error {
+	var err error
+	if s.tok, err = tokenizer.FromGGUF(s.model.GGUF()); err != nil {
+		return err
+	}
+	if s.dec, err = generate.NewDecoder(s.model, s.tok); err != nil {
+		return err
+	}
+	f := s.flags
+	if f.method == generate.MethodACToR && !f.noInference {
+		file := f.probe
+		if file == "" {
+			if file, err = shippedProbe(s.modelName); err != nil {
+				return err
+			}
+		}
+		info := probe.ModelInfo{Arch: s.model.Config.Architecture, Hidden: s.model.Config.Embed, TokenizerHash: s.tok.Hash()}
+		if s.probe, err = probe.LoadFor(file, info); err != nil {
+			return err
+		}
+	}
+	if f.method == generate.MethodRawRAG || f.method == generate.MethodRLCoder || f.method == generate.MethodACToR {
+		s.enc = s.openEncoder()
+	}
+	return nil
+}
+
+func (s *genSetup) close() {
+	if s.dec != nil {
+		s.dec.Close()
+	}
+	s.model.Close()
+}
+
+// openEncoder opens the dense encoder, or warns loudly and returns nil
+// (the dense methods then use BM25 and are named "+bm25").
+func (s *genSetup) openEncoder() retrieve.Encoder {
+	name := s.flags.encoder
+	if name == "" {
+		name = defaultEncoder
+	}
+	warn := func(why string) {
+		fmt.Fprintf(s.stderr, "actor: WARNING: %s; %s falls back to BM25 retrieval (recorded as method %q in predictions and traces)\n",
+			why, s.flags.method, s.flags.method+"+bm25")
+	}
+	if openEncoder == nil {
+		warn("this build has no dense encoder yet")
+		return nil
+	}
+	enc, err := openEncoder(name)
+	if err != nil {
+		warn(fmt.Sprintf("dense encoder %s: %v", name, err))
+		return nil
+	}
+	return enc
+}
+
+// shippedProbeDirs are where a model's shipped probe is looked for, in
+// order: $ACTOR_HOME/probes, then probes/ under the working folder (the
+// repository's committed probes when run from its root).
+func shippedProbeDirs() []string {
+	var dirs []string
+	if home, err := models.Home(); err == nil {
+		dirs = append(dirs, filepath.Join(home, "probes"))
+	}
+	return append(dirs, "probes")
+}
+
+// shippedProbe returns the probe file named after the model
+// (<model>.probe) in shippedProbeDirs.
+func shippedProbe(model string) (string, error) {
+	name := strings.TrimSuffix(filepath.Base(model), ".gguf") + ".probe"
+	for _, d := range shippedProbeDirs() {
+		p := filepath.Join(d, name)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("no probe for %s: give --probe FILE (looked for %s in %s), or --no-inference", model, name, strings.Join(shippedProbeDirs(), " and "))
+}
+
+// corpus reads a repository for the method: its blocks and windows, and,
+// with an encoder, the blocks' embeddings from the repository's index
+// (refreshed first, as actor index does).
+func (s *genSetup) corpus(ctx context.Context, repo string) (*generate.Corpus, error) {
+	walk := index.WalkOptions{Include: []string{"*.py"},
+		Skip: func(rel string, reason error) { fmt.Fprintf(s.stderr, "warning: skipped %s: %v\n", rel, reason) }}
+	c, err := generate.ReadCorpus(repo, walk)
+	if err != nil {
+		return nil, err
+	}
+	if s.enc == nil {
+		return c, nil
+	}
+	ix := repoIndexFlags{include: walk.Include, maxSize: index.DefaultMaxSize, unit: "sa", batch: 32}
+	emb := candidateEmbedder(s.enc)
+	var progress io.Writer
+	if isTerminal(os.Stderr) {
+		progress = s.stderr
+	}
+	st, _, err := ix.updateIndex(ctx, repo, emb, progress, s.stderr)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	stored, err := st.Load(emb.ID())
+	if err != nil {
+		return nil, err
+	}
+	c.Blocks, c.Vectors, c.Encoder = stored.Candidates, stored.Vectors, s.enc
+	return c, nil
+}
+
+// generator builds the chosen method over a corpus.
+func (s *genSetup) generator(c *generate.Corpus) (generate.Generator, error) {
+	f := s.flags
+	return generate.New(generate.Options{Method: f.method, Decoder: s.dec, Config: s.cfg, Corpus: c,
+		Probe: s.probe, NoInference: f.noInference, MeanPooling: f.meanPool, Sigma: f.sigma,
+		Threshold: f.threshold, FullProbs: f.fullProbs, Name: f.name})
+}
+
+// repoGenFlags are the repository-mode flags of actor generate.
+var repoGenFlags struct {
+	methodFlags
+	repo, target, taskFile, taskID string
+}
+
+// repoGenerateMode reports whether actor generate was asked for the
+// repository mode.
+func repoGenerateMode() bool {
+	f := &repoGenFlags
+	return f.repo != "" || f.target != "" || f.taskFile != ""
+}
+
+// runRepoGenerate writes the target function of a repository with the
+// chosen method, prints it with a summary of what fired, and traces.
+func runRepoGenerate(cmd *cobra.Command, stdout, stderr io.Writer) error {
+	f, g := &repoGenFlags, &generateFlags
+	if g.promptFile != "" {
+		return errors.New("generate: --prompt-file cannot be combined with --repo/--target/--task")
+	}
+	if !g.verbose {
+		quietLogs(stderr)
+	}
+	if w := engine.CPUWarning(); w != "" {
+		fmt.Fprintln(stderr, w)
+	}
+	tg, err := repoTarget(f.repo, f.target, f.taskFile, f.taskID)
+	if err != nil {
+		return err
+	}
+	cfg := generate.DefaultConfig
+	cfg.Seed, cfg.TopK, cfg.TopP = g.seed, g.topK, g.topP
+	fl := cmd.Flags()
+	if fl.Changed("temperature") {
+		cfg.Temperature = g.temperature
+	}
+	if fl.Changed("max-tokens") {
+		cfg.MaxNewTokens = g.maxTokens
+	}
+	setup, err := openGenSetup(g.model, engine.Options{ContextLength: g.ctx, Threads: g.threads, F32Cache: g.f32Cache}, &f.methodFlags, cfg, stderr)
+	if err != nil {
+		return err
+	}
+	defer setup.close()
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	c, err := setup.corpus(ctx, f.repo)
+	if err != nil {
+		return err
+	}
+	gen, err := setup.generator(c)
+	if err != nil {
+		return err
+	}
+	trace, closeTrace, err := openTrace(g.trace)
+	if err != nil {
+		return err
+	}
+	defer closeTrace()
+	for _, n := range gen.Notes() {
+		fmt.Fprintf(stderr, "actor: note: %s\n", n)
+	}
+	for i := range f.samples {
+		s, err := gen.Generate(tg, i)
+		if err != nil {
+			return err
+		}
+		s.Trace.Model = setup.modelName
+		if trace != nil {
+			if err := trace.Write(&s.Trace); err != nil {
+				return err
+			}
+		}
+		if f.samples > 1 {
+			fmt.Fprintf(stdout, "# sample %d\n", i)
+		}
+		fmt.Fprintln(stdout, strings.TrimRight(tg.Prompt+s.Code, " \t\n"))
+		printSummary(stderr, gen.Method(), s)
+	}
+	return nil
+}
+
+// repoTarget locates the function to write: --target path.py:LINE, or a
+// task of a JSONL file (--task FILE, --task-id ID when it holds several).
+func repoTarget(repo, target, taskFile, taskID string) (generate.Target, error) {
+	if repo == "" {
+		return generate.Target{}, errors.New("generate: --repo is required with --target or --task")
+	}
+	var tg task.Target
+	var id string
+	switch {
+	case target != "" && taskFile == "":
+		i := strings.LastIndexByte(target, ':')
+		line, err := strconv.Atoi(target[i+1:])
+		if i < 0 || err != nil || line < 1 {
+			return generate.Target{}, fmt.Errorf("generate: --target %q: want path.py:LINE (1-based)", target)
+		}
+		if tg, err = task.AtLine(repo, target[:i], line); err != nil {
+			return generate.Target{}, err
+		}
+		id = target
+	case taskFile != "" && target == "":
+		tasks, err := task.ReadJSONL(taskFile)
+		if err != nil {
+			return generate.Target{}, err
+		}
+		var t task.Task
+		switch {
+		case taskID != "":
+			t, err = task.Find(tasks, taskID)
+		case len(tasks) == 1:
+			t = tasks[0]
+		default:
+			err = fmt.Errorf("%d tasks: choose one with --task-id", len(tasks))
+		}
+		if err != nil {
+			return generate.Target{}, fmt.Errorf("generate: %s: %w", taskFile, err)
+		}
+		if tg, err = task.Locate(repo, t); err != nil {
+			return generate.Target{}, err
+		}
+		id = t.ID
+	default:
+		return generate.Target{}, errors.New("generate: give exactly one of --target path.py:LINE and --task FILE.jsonl")
+	}
+	return generate.Target{ID: id, Path: tg.Path, Prompt: tg.Prompt, Exclusion: tg.Exclusion}, nil
+}
+
+// openTrace creates the trace file ("" for none).
+func openTrace(path string) (*generate.TraceWriter, func(), error) {
+	if path == "" {
+		return nil, func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("trace: %w", err)
+	}
+	return generate.NewTraceWriter(f), func() { f.Close() }, nil
+}
+
+// printSummary says what a sample took and, for ACToR, what fired.
+func printSummary(w io.Writer, method string, s *generate.Sample) {
+	fmt.Fprintf(w, "--- %s: %d tokens, %.1f ms/token, %.2f s", method, s.Tokens, s.MsPerToken(), s.Elapsed.Seconds())
+	if n := len(s.Trace.Attempts); n > 1 {
+		fmt.Fprintf(w, ", %d attempts", n)
+	}
+	fmt.Fprintf(w, "; %d judged, %d critical (retrieval triggered), %d changed the context\n", s.Trace.Judged, s.Triggers, s.ContextChanges)
+	for _, a := range s.Trace.Attempts {
+		pos := 0
+		for _, ev := range a.Events {
+			if ev.Critical {
+				what := "context kept"
+				if ev.Changed {
+					what = fmt.Sprintf("context changed to %s; %q dropped, re-decoded as %q", blockList(ev.After), ev.Dropped.Text, ev.Text)
+				}
+				fmt.Fprintf(w, "    token %d %q: p(critical) %s -> %s\n", pos, critText(ev), probList(ev.P), what)
+			}
+			pos++
+		}
+	}
+}
+
+func critText(ev generate.TokenEvent) string {
+	if ev.Dropped != nil {
+		return ev.Dropped.Text
+	}
+	return ev.Text
+}
+
+func probList(ps []float32) string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = strconv.FormatFloat(float64(p), 'f', 2, 32)
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+func blockList(bs []generate.Block) string {
+	parts := make([]string, len(bs))
+	for i, b := range bs {
+		parts[i] = fmt.Sprintf("%s:%d-%d", b.Path, b.Start, b.End)
+	}
+	if len(parts) == 0 {
+		return "(no blocks)"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func slicesContains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// init adds the repository mode to actor generate (defined in
+// generate.go, whose init runs first: files initialise in name order).
+// --prompt-file stops being a required flag: exactly one of the two modes
+// is checked when the command runs.
+func init() {
+	f := &repoGenFlags
+	fs := generateCmd.Flags()
+	f.methodFlags.register(fs)
+	fs.StringVar(&f.repo, "repo", "", "repository folder (repository mode)")
+	fs.StringVar(&f.target, "target", "", "the function to write: path.py:LINE, a 1-based line inside it, relative to --repo")
+	fs.StringVar(&f.taskFile, "task", "", "benchmark task JSONL (RepoExec or ACToR fields) naming the function to write")
+	fs.StringVar(&f.taskID, "task-id", "", "task id in --task when it holds several")
+	delete(fs.Lookup("prompt-file").Annotations, cobra.BashCompOneRequiredFlag)
+	generateCmd.Use = "generate (--prompt-file FILE | --repo REPO (--target path.py:LINE | --task FILE.jsonl))"
+	generateCmd.Long += `
+
+Repository mode (--repo with --target or --task) writes a function of the
+repository with --method (actor, rawprompt, rawrag, repocoder, rlcoder): the
+target's signature and docstring are completed with retrieved repository
+blocks, sampled at temperature 0.6 (unless --temperature is given), at most
+512 new tokens (unless --max-tokens), cut at the first line back at column 0,
+an empty or bare-pass result generated again (--retries). It prints the
+function and, on stderr, what fired: for ACToR each critical token with the
+members' p(critical) and whether the retrieved context changed. --trace then
+writes one JSON line per sample (every token, p(critical) per member, queries,
+blocks before and after, timings). ACToR's probe defaults to <model>.probe in
+$ACTOR_HOME/probes or ./probes.`
+	plain := generateCmd.RunE
+	generateCmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if repoGenerateMode() {
+			return runRepoGenerate(cmd, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		}
+		if generateFlags.promptFile == "" {
+			return errors.New("generate: give --prompt-file FILE, or --repo with --target or --task")
+		}
+		return plain(cmd, args)
+	}
+}

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"actor/generate"
+	"actor/gguf"
+	"actor/probe"
+	"actor/tokenizer"
+)
+
+// genRepo writes a small repository: the target app.py:run needs double.
+func genRepo(t *testing.T) string {
+	t.Helper()
+	t.Setenv("ACTOR_HOME", t.TempDir())
+	repo := t.TempDir()
+	for rel, text := range map[string]string{
+		"lib/math.py": "def double(x):\n    return 2 * x\n",
+		"lib/text.py": "def shout(s):\n    return s.upper()\n",
+		"app.py":      "def run(x):\n    \"\"\"Double x.\"\"\"\n    return double(x)\n",
+	} {
+		p := filepath.Join(repo, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return repo
+}
+
+// constProbeFile writes a probe for tinyModel whose members all give
+// sigmoid(gap) to every hidden state (gap > 0: always critical).
+func constProbeFile(t *testing.T, gap float32, hidden int) string {
+	t.Helper()
+	f, err := gguf.Open(tinyModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := tokenizer.FromGGUF(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &probe.Probe{Model: probe.ModelInfo{Arch: "llama", Hidden: hidden, TokenizerHash: tok.Hash()}, Units: 2, Threshold: probe.DefaultThreshold}
+	for range 3 {
+		p.Members = append(p.Members, probe.Member{W1: make([]float32, 2*hidden), B1: make([]float32, 2),
+			W2: make([]float32, 4), B2: []float32{0, gap}})
+	}
+	path := filepath.Join(t.TempDir(), "tiny.probe")
+	if err := probe.Save(path, p); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func readTraces(t *testing.T, path string) []generate.Trace {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []generate.Trace
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var tr generate.Trace
+		if err := json.Unmarshal([]byte(line), &tr); err != nil {
+			t.Fatalf("trace line %q: %v", line, err)
+		}
+		out = append(out, tr)
+	}
+	return out
+}
+
+func TestGenerateRepoACToR(t *testing.T) {
+	repo := genRepo(t)
+	trace := filepath.Join(t.TempDir(), "trace.jsonl")
+	out, errOut, code := runActor(t, "generate", "--model", tinyModel, "--repo", repo, "--target", "app.py:3",
+		"--probe", constProbeFile(t, 10, 64), "--max-tokens", "8", "--temperature", "0", "--threads", "1",
+		"--budget", "100", "--max-blocks", "1", "--trace", trace, "-n", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if strings.Count(out, "def run(x):\n    \"\"\"Double x.\"\"\"") != 2 || !strings.Contains(out, "# sample 1") {
+		t.Errorf("stdout %q", out)
+	}
+	if !strings.Contains(errOut, "WARNING: this build has no dense encoder yet") || !strings.Contains(errOut, "--- actor+bm25:") ||
+		!strings.Contains(errOut, "p(critical) [1.00 1.00 1.00]") {
+		t.Errorf("stderr %q", errOut)
+	}
+	trs := readTraces(t, trace)
+	if len(trs) != 2 || trs[0].Method != "actor+bm25" || trs[0].Triggers == 0 || trs[0].Model != tinyModel ||
+		!strings.Contains(strings.Join(trs[0].Notes, " "), "BM25") {
+		t.Fatalf("traces %+v", trs)
+	}
+	a := trs[0].Attempts[0]
+	if a.Stage != "generate" || a.Blocks[0].Path == "app.py" || a.Events[0].Skip != "first" {
+		t.Errorf("attempt %+v", a)
+	}
+}
+
+func TestGenerateRepoBaselinesAndTask(t *testing.T) {
+	repo := genRepo(t)
+	tasks := filepath.Join(t.TempDir(), "tasks.jsonl")
+	os.WriteFile(tasks, []byte(`{"task_id": "7", "file_path": "app.py", "entry_point": "run"}`+"\n"), 0o644)
+	for _, m := range []string{"rawprompt", "rawrag", "repocoder", "rlcoder"} {
+		out, errOut, code := runActor(t, "generate", "--model", tinyModel, "--repo", repo, "--task", tasks,
+			"--method", m, "--max-tokens", "6", "--threads", "1", "--budget", "100", "--max-blocks", "1")
+		if code != 0 || !strings.HasPrefix(out, "def run(x):") || !strings.Contains(errOut, "--- "+m) {
+			t.Errorf("%s: exit %d\n%s\n%s", m, code, out, errOut)
+		}
+		if m == "rlcoder" && !strings.Contains(errOut, "RL-trained retriever weights") {
+			t.Errorf("rlcoder does not name its missing weights: %q", errOut)
+		}
+	}
+}
+
+func TestGenerateRepoBadInput(t *testing.T) {
+	repo := genRepo(t)
+	probe := constProbeFile(t, 1, 64)
+	other := constProbeFile(t, 1, 32)
+	prompt := writeFile(t, "p.txt", "def f():\n")
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no mode", []string{}, "give --prompt-file FILE, or --repo"},
+		{"both modes", []string{"--prompt-file", prompt, "--repo", repo, "--target", "app.py:1"}, "cannot be combined"},
+		{"target without line", []string{"--repo", repo, "--target", "app.py", "--method", "rawprompt"}, "want path.py:LINE"},
+		{"missing file", []string{"--repo", repo, "--target", "none.py:1", "--method", "rawprompt"}, "none.py"},
+		{"line outside a function", []string{"--repo", repo, "--target", "app.py:99", "--method", "rawprompt"}, "app.py"},
+		{"no repo", []string{"--target", "app.py:1"}, "--repo is required"},
+		{"unknown method", []string{"--repo", repo, "--target", "app.py:1", "--method", "magic"}, `--method "magic"`},
+		{"no probe", []string{"--repo", repo, "--target", "app.py:1"}, "give --probe FILE"},
+		{"probe of another model", []string{"--repo", repo, "--target", "app.py:1", "--probe", other}, other},
+		{"zero samples", []string{"--repo", repo, "--target", "app.py:1", "--probe", probe, "-n", "0"}, "-n 0"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{"generate", "--model", tinyModel, "--threads", "1"}, c.args...)
+			_, errOut, code := runActor(t, args...)
+			msg := strings.TrimSpace(errOut)
+			if i := strings.LastIndex(msg, "\nactor: "); i >= 0 {
+				msg = msg[i+1:] // warnings may come first; the error is the last line
+			}
+			if code == 0 || strings.Count(msg, "\n") != 0 || !strings.HasPrefix(msg, "actor: ") ||
+				!strings.Contains(msg, c.want) || strings.Contains(msg, "panic") {
+				t.Errorf("exit %d, stderr %q: want a non-zero exit and a last line containing %q", code, errOut, c.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,378 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"actor/bench"
+	"actor/bench/dataset"
+	"actor/bench/predictions"
+	"actor/bench/results"
+	"actor/engine"
+	"actor/generate"
+	"actor/models"
+	"actor/retrieve/task"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+)
+
+// runFlags are the options of actor run.
+var runFlags struct {
+	methodFlags
+	benchmark, data, repos, out string
+	model                       string
+	temperature, topP           float64
+	topK, maxTokens, threads    int
+	ctx                         int
+	seed                        uint64
+	limit                       int
+	tasks                       []string
+	noEval                      bool
+	trace                       bool
+	workers                     int
+	python                      string
+	verbose                     bool
+}
+
+// runCmd generates for every task of a benchmark and evaluates.
+var runCmd = &cobra.Command{
+	Use:   "run --benchmark repoexec|codereval --data DIR --repos DIR --method M [-n N] [--out DIR]",
+	Short: "Generate every task of a benchmark with a method, then test the samples (resumable)",
+	Long: `For every task (--limit caps them, --task picks some) and sample index below -n,
+locate the target function in its repository under --repos, generate its body
+with --method and append the sample to OUT/predictions.jsonl (the predictions
+format 'actor bench run' reads), with its tokens, ms per token, seconds,
+retrieval triggers and context changes. Samples already in the file are
+skipped, and sampling is seeded by task and sample index, so an interrupted
+run continues where it stopped with the same results. With --trace, each
+sample's trace goes to OUT/traces.jsonl.
+
+Then the harness tests the predictions (as 'actor bench run' does) into
+OUT/eval: pass@1/3/5 and the time table in OUT/eval/summary.md. --no-eval
+stops after generating.`,
+	Args: cobra.NoArgs,
+	RunE: func(cmd *cobra.Command, args []string) error {
+		return runBenchmark(cmd, cmd.OutOrStdout(), cmd.ErrOrStderr())
+	},
+}
+
+// runJob is one sample to generate.
+type runJob struct {
+	task   *dataset.Task
+	sample int
+}
+
+func runBenchmark(cmd *cobra.Command, stdout, stderr io.Writer) error {
+	f := &runFlags
+	if f.benchmark == "" || f.data == "" || f.repos == "" {
+		return errors.New("run: --benchmark, --data and --repos are required")
+	}
+	if !f.verbose {
+		quietLogs(stderr)
+	}
+	if w := engine.CPUWarning(); w != "" {
+		fmt.Fprintln(stderr, w)
+	}
+	set, err := dataset.Load(f.benchmark, f.data)
+	if err != nil {
+		return err
+	}
+	for _, e := range set.Errors {
+		fmt.Fprintf(stderr, "warning: %v\n", e)
+	}
+	tasks, err := pickTasks(set, f.tasks, f.limit)
+	if err != nil {
+		return err
+	}
+	cfg := generate.DefaultConfig
+	cfg.Temperature, cfg.TopK, cfg.TopP, cfg.Seed, cfg.MaxNewTokens = f.temperature, f.topK, f.topP, f.seed, f.maxTokens
+	setup, err := openGenSetup(f.model, engine.Options{ContextLength: f.ctx, Threads: f.threads}, &f.methodFlags, cfg, stderr)
+	if err != nil {
+		return err
+	}
+	defer setup.close()
+	out := f.out
+	if out == "" {
+		out = filepath.Join("runs", f.benchmark+"-"+f.method+"-"+modelLabel(f.model))
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	predFile := filepath.Join(out, "predictions.jsonl")
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	r := &runner{setup: setup, repos: f.repos, stderr: stderr}
+	if err := r.generateAll(ctx, tasks, f.samples, predFile, out); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted: finished samples are saved in %s; run the same command to continue", predFile)
+		}
+		return err
+	}
+	if f.noEval {
+		fmt.Fprintf(stdout, "predictions: %s\n", predFile)
+		return nil
+	}
+	return r.evaluate(ctx, cmd, stdout, predFile, out, tasks)
+}
+
+// pickTasks applies --task and --limit.
+func pickTasks(set *dataset.Set, ids []string, limit int) ([]*dataset.Task, error) {
+	var out []*dataset.Task
+	if len(ids) > 0 {
+		for _, id := range ids {
+			t := set.Lookup(id)
+			if t == nil {
+				return nil, fmt.Errorf("run: no task %q in %s", id, strings.Join(set.Files, ", "))
+			}
+			out = append(out, t)
+		}
+	} else {
+		for i := range set.Tasks {
+			out = append(out, &set.Tasks[i])
+		}
+	}
+	if limit > 0 && limit < len(out) {
+		out = out[:limit]
+	}
+	if len(out) == 0 {
+		return nil, errors.New("run: no tasks")
+	}
+	return out, nil
+}
+
+// modelLabel names a model in predictions: its registry name, or the base
+// name of its file.
+func modelLabel(model string) string {
+	return strings.TrimSuffix(filepath.Base(model), ".gguf")
+}
+
+// runner generates a benchmark's samples, one repository corpus at a time.
+type runner struct {
+	setup  *genSetup
+	repos  string
+	stderr io.Writer
+	root   string             // the repository whose generator is loaded
+	gen    generate.Generator // one repository's corpus in memory at a time
+}
+
+func (r *runner) generateAll(ctx context.Context, tasks []*dataset.Task, n int, predFile, out string) error {
+	done, err := predictions.Done(predFile)
+	if err != nil {
+		return err
+	}
+	// The method's name (with a fallback suffix) keys the samples already
+	// done; the first task's generator says it.
+	first, err := r.generator(ctx, tasks[0])
+	if err != nil {
+		return fmt.Errorf("task %s: %w", tasks[0].ID, err)
+	}
+	for _, n := range first.Notes() {
+		fmt.Fprintf(r.stderr, "actor: note: %s\n", n)
+	}
+	model := modelLabel(r.setup.modelName)
+	var jobs []runJob
+	for _, t := range tasks {
+		for s := range n {
+			p := predictions.Prediction{TaskID: t.ID, Sample: s, Method: first.Method(), Model: model}
+			if !done[p.Key()] {
+				jobs = append(jobs, runJob{t, s})
+			}
+		}
+	}
+	fmt.Fprintf(r.stderr, "%d tasks × %d samples: %d to generate, %d already in %s\n", len(tasks), n, len(jobs), len(tasks)*n-len(jobs), predFile)
+	if len(jobs) == 0 {
+		return nil
+	}
+	w, err := predictions.Create(predFile)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	var trace *generate.TraceWriter
+	if runFlags.trace {
+		tf, err := os.OpenFile(filepath.Join(out, "traces.jsonl"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return err
+		}
+		defer tf.Close()
+		trace = generate.NewTraceWriter(tf)
+	}
+	prog := newGenProgress(r.stderr, isTerminal(os.Stderr), len(jobs))
+	defer prog.finish()
+	for _, j := range jobs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		s, method, err := r.one(ctx, j)
+		if err != nil {
+			return fmt.Errorf("task %s sample %d: %w", j.task.ID, j.sample, err)
+		}
+		s.Trace.Model = model
+		p := predictions.Prediction{TaskID: j.task.ID, Sample: j.sample, Code: s.Code, Method: method, Model: model,
+			Tokens: s.Tokens, MsPerToken: s.MsPerToken(), Seconds: s.Elapsed.Seconds(),
+			Triggers: s.Triggers, ContextChanges: s.ContextChanges, GoldTokens: r.goldTokens(j.task)}
+		if err := w.Write(p); err != nil {
+			return err
+		}
+		if trace != nil {
+			if err := trace.Write(&s.Trace); err != nil {
+				return err
+			}
+		}
+		prog.done(s)
+	}
+	return nil
+}
+
+// generator returns the generator over the task's repository, reading
+// the repository when it differs from the previous task's.
+func (r *runner) generator(ctx context.Context, t *dataset.Task) (generate.Generator, error) {
+	root, err := t.Locate(r.repos)
+	if err != nil {
+		return nil, err
+	}
+	if root != r.root {
+		c, err := r.setup.corpus(ctx, root)
+		if err != nil {
+			return nil, err
+		}
+		if r.gen, err = r.setup.generator(c); err != nil {
+			return nil, err
+		}
+		r.root = root
+	}
+	return r.gen, nil
+}
+
+// one generates a sample.
+func (r *runner) one(ctx context.Context, j runJob) (*generate.Sample, string, error) {
+	g, err := r.generator(ctx, j.task)
+	if err != nil {
+		return nil, "", err
+	}
+	fn, err := task.AtLine(r.root, j.task.File, j.task.Line)
+	if err != nil {
+		return nil, "", err
+	}
+	tg := generate.Target{ID: j.task.ID, Path: fn.Path, Prompt: j.task.Prompt, Exclusion: fn.Exclusion}
+	s, err := g.Generate(tg, j.sample)
+	if err != nil {
+		return nil, "", err
+	}
+	return s, g.Method(), nil
+}
+
+// goldTokens is the gold body's length in the model's tokens: the gold
+// function without its prompt.
+func (r *runner) goldTokens(t *dataset.Task) int {
+	tok := r.setup.tok
+	if body, ok := strings.CutPrefix(t.Gold, t.Prompt); ok {
+		return len(tok.Encode(body, false))
+	}
+	return max(0, len(tok.Encode(t.Gold, false))-len(tok.Encode(t.Prompt, false)))
+}
+
+// evaluate runs the harness on the predictions.
+func (r *runner) evaluate(ctx context.Context, cmd *cobra.Command, stdout io.Writer, predFile, out string, tasks []*dataset.Task) error {
+	f := &runFlags
+	ids := make([]string, len(tasks))
+	for i, t := range tasks {
+		ids[i] = t.ID
+	}
+	cfg := bench.Config{Benchmark: f.benchmark, Data: f.data, Repos: f.repos, Predictions: predFile,
+		Out: filepath.Join(out, "eval"), Workers: f.workers, Python: f.python, Tasks: ids,
+		Command: "actor " + strings.Join(os.Args[1:], " "), Log: r.stderr, Bar: isTerminal(os.Stderr)}
+	res, err := bench.Run(ctx, cfg)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted while testing: run the same command to continue")
+		}
+		return err
+	}
+	for _, g := range res.Groups {
+		fmt.Fprintf(stdout, "%s %s: %d/%d samples passed on %d tasks; pass@1 %s pass@3 %s pass@5 %s\n", g.Method, g.Model,
+			g.Passed, g.Samples, len(g.Tasks), pct(g, 1), pct(g, 3), pct(g, 5))
+	}
+	fmt.Fprintf(stdout, "predictions: %s\nsummary: %s\n", predFile, filepath.Join(cfg.Out, results.SummaryMD))
+	return nil
+}
+
+// genProgress shows generation progress: a bar with rate and ETA on a
+// terminal, else a line every 5% of the samples.
+type genProgress struct {
+	w      io.Writer
+	bar    *progressbar.ProgressBar
+	total  int
+	n      int
+	tokens int
+	start  time.Time
+	next   int
+}
+
+func newGenProgress(w io.Writer, bar bool, total int) *genProgress {
+	p := &genProgress{w: w, total: total, start: time.Now()}
+	if bar {
+		p.bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription("generating"),
+			progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("samples"),
+			progressbar.OptionSetPredictTime(true), progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionFullWidth())
+	}
+	return p
+}
+
+func (p *genProgress) done(s *generate.Sample) {
+	p.n++
+	p.tokens += s.Generated
+	if p.bar != nil {
+		p.bar.Add(1)
+		return
+	}
+	if p.n >= p.next || p.n == p.total {
+		el := time.Since(p.start)
+		eta := time.Duration(float64(el) / float64(p.n) * float64(p.total-p.n))
+		fmt.Fprintf(p.w, "%d/%d samples generated (%d tokens, %.1f tokens/s), elapsed %s, ETA %s\n", p.n, p.total,
+			p.tokens, float64(p.tokens)/el.Seconds(), el.Round(time.Second), eta.Round(time.Second))
+		p.next = p.n + max(1, p.total/20)
+	}
+}
+
+func (p *genProgress) finish() {
+	if p.bar != nil {
+		p.bar.Finish()
+		fmt.Fprintln(p.w)
+	}
+}
+
+func init() {
+	f := &runFlags
+	fs := runCmd.Flags()
+	f.methodFlags.register(fs)
+	fs.StringVar(&f.benchmark, "benchmark", "", "repoexec or codereval")
+	fs.StringVar(&f.data, "data", "", "task file or folder (as for actor bench run)")
+	fs.StringVar(&f.repos, "repos", "", "folder holding the projects (their folders, or test-apps/ with them)")
+	fs.StringVar(&f.out, "out", "", "run folder: predictions.jsonl, traces.jsonl, eval/ (default runs/BENCHMARK-METHOD-MODEL)")
+	fs.StringVar(&f.model, "model", models.DefaultModel, "model name (see 'actor models list') or GGUF file path")
+	fs.Float64Var(&f.temperature, "temperature", generate.DefaultConfig.Temperature, "sampling temperature; 0 is greedy")
+	fs.IntVar(&f.topK, "top-k", 0, "keep the K most likely tokens (0: all)")
+	fs.Float64Var(&f.topP, "top-p", 1, "nucleus sampling mass (1: off)")
+	fs.Uint64Var(&f.seed, "seed", 0, "random seed; each task and sample derives its own")
+	fs.IntVar(&f.maxTokens, "max-tokens", generate.DefaultConfig.MaxNewTokens, "most new tokens per attempt")
+	fs.IntVar(&f.threads, "threads", 0, "CPU threads for ggml (0: number of CPUs, at most 8)")
+	fs.IntVar(&f.ctx, "ctx", 0, fmt.Sprintf("context length in tokens (0: min(%d, the model's))", engine.DefaultContextLength))
+	fs.IntVar(&f.limit, "limit", 0, "only the first N tasks (0: all)")
+	fs.StringSliceVar(&f.tasks, "task", nil, "only these task ids (repeatable, comma-separated)")
+	fs.BoolVar(&f.noEval, "no-eval", false, "generate only; do not run the tests")
+	fs.BoolVar(&f.trace, "trace", false, "append every sample's trace to OUT/traces.jsonl")
+	fs.IntVar(&f.workers, "workers", 0, "tests run at once (default: number of CPUs)")
+	fs.StringVar(&f.python, "python", "python3", "Python interpreter with the test dependencies")
+	fs.BoolVar(&f.verbose, "verbose", false, "show the tensor backend's log")
+	rootCmd.AddCommand(runCmd)
+}

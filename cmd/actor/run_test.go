@@ -1,0 +1,144 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"actor/bench/predictions"
+)
+
+// runFixture writes a two-task RepoExec-style benchmark: data/tasks.jsonl
+// and the project under repos/calc (the projects' folders directly, as
+// /work/data/test-apps holds them).
+func runFixture(t *testing.T) (data, repos string) {
+	t.Helper()
+	t.Setenv("ACTOR_HOME", t.TempDir())
+	root := t.TempDir()
+	ops := "from ._util import double\n\n\ndef add(a, b):\n    \"\"\"Add a and b.\"\"\"\n    return a + b\n\n\n" +
+		"def twice(x):\n    \"\"\"Double x.\"\"\"\n    return double(x)\n"
+	test := "from ._util import double\nimport sys\nsys.path.insert(1, \"/input/test-apps/calc\")\n" +
+		"from calc.ops import *  # noqa: autoimport\n\ndef test_0():\n    assert %s\n"
+	rows := []map[string]any{
+		{"task_id": 1, "project": "test-apps/calc", "module": "calc.ops", "entry_point": "add",
+			"focal_function": "def add(a, b):\n    \"\"\"Add a and b.\"\"\"\n    return a + b", "code": ops,
+			"test": strings.Replace(test, "%s", "add(1, 2) == 3", 1)},
+		{"task_id": 2, "project": "test-apps/calc", "module": "calc.ops", "entry_point": "twice",
+			"focal_function": "def twice(x):\n    \"\"\"Double x.\"\"\"\n    return double(x)", "code": ops,
+			"test": strings.Replace(test, "%s", "twice(21) == 42", 1)},
+	}
+	var lines []string
+	for _, r := range rows {
+		b, _ := json.Marshal(r)
+		lines = append(lines, string(b))
+	}
+	for name, text := range map[string]string{
+		"data/tasks.jsonl":            strings.Join(lines, "\n") + "\n",
+		"repos/calc/calc/__init__.py": "",
+		"repos/calc/calc/_util.py":    "def double(x):\n    return 2 * x\n",
+		"repos/calc/calc/ops.py":      ops,
+	} {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(root, "data"), filepath.Join(root, "repos")
+}
+
+func TestRunGeneratesResumesAndEvaluates(t *testing.T) {
+	data, repos := runFixture(t)
+	out := filepath.Join(t.TempDir(), "run")
+	args := []string{"run", "--benchmark", "repoexec", "--data", data, "--repos", repos, "--method", "repocoder",
+		"-n", "2", "--model", tinyModel, "--max-tokens", "6", "--threads", "1", "--out", out, "--workers", "1", "--trace",
+		"--budget", "200"}
+	stdout, stderr, code := runActor(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	preds, bad, err := predictions.Read(filepath.Join(out, "predictions.jsonl"))
+	if err != nil || len(bad) != 0 || len(preds) != 4 {
+		t.Fatalf("predictions %d, bad %v, %v", len(preds), bad, err)
+	}
+	for _, p := range preds {
+		if p.Method != "repocoder" || p.Model != "llama_gqa" || p.Tokens == 0 || p.Seconds <= 0 || p.MsPerToken <= 0 || p.GoldTokens == 0 {
+			t.Errorf("prediction %+v", p)
+		}
+	}
+	if n := len(readTraces(t, filepath.Join(out, "traces.jsonl"))); n != 4 {
+		t.Errorf("%d traces", n)
+	}
+	if !strings.Contains(stdout, "repocoder llama_gqa: ") || !strings.Contains(stdout, "samples passed on 2 tasks") {
+		t.Errorf("stdout %q", stdout)
+	}
+	if _, err := os.Stat(filepath.Join(out, "eval", "summary.md")); err != nil {
+		t.Error(err)
+	}
+	if !strings.Contains(stderr, "4 to generate") || !strings.Contains(stderr, "ETA") {
+		t.Errorf("progress %q", stderr)
+	}
+	// Again: nothing left to generate, the same predictions.
+	_, stderr, code = runActor(t, args...)
+	again, _, _ := predictions.Read(filepath.Join(out, "predictions.jsonl"))
+	if code != 0 || !strings.Contains(stderr, "0 to generate, 4 already") || len(again) != 4 {
+		t.Errorf("resume: exit %d, %d predictions, %q", code, len(again), stderr)
+	}
+}
+
+func TestRunResumeReproducesSamples(t *testing.T) {
+	data, repos := runFixture(t)
+	base := []string{"run", "--benchmark", "repoexec", "--data", data, "--repos", repos, "--method", "rawprompt",
+		"--model", tinyModel, "--max-tokens", "6", "--threads", "1", "--no-eval", "--seed", "5"}
+	whole, part := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	if _, e, c := runActor(t, append(base, "--out", whole, "-n", "2")...); c != 0 {
+		t.Fatal(e)
+	}
+	// A run stopped after one sample per task, then resumed to two.
+	for _, n := range []string{"1", "2"} {
+		if _, e, c := runActor(t, append(base, "--out", part, "-n", n)...); c != 0 {
+			t.Fatal(e)
+		}
+	}
+	a, _, _ := predictions.Read(filepath.Join(whole, "predictions.jsonl"))
+	b, _, _ := predictions.Read(filepath.Join(part, "predictions.jsonl"))
+	code := map[string]string{}
+	for _, p := range a {
+		code[p.Key()] = p.Code
+	}
+	if len(a) != 4 || len(b) != 4 {
+		t.Fatalf("%d and %d predictions", len(a), len(b))
+	}
+	for _, p := range b {
+		if code[p.Key()] != p.Code {
+			t.Errorf("task %s sample %d: %q resumed, %q in one go", p.TaskID, p.Sample, p.Code, code[p.Key()])
+		}
+	}
+}
+
+func TestRunBadInput(t *testing.T) {
+	data, repos := runFixture(t)
+	for name, c := range map[string]struct {
+		args []string
+		want string
+	}{
+		"missing flags": {[]string{"--data", data}, "--benchmark, --data and --repos are required"},
+		"unknown task":  {[]string{"--benchmark", "repoexec", "--data", data, "--repos", repos, "--task", "99"}, `no task "99"`},
+		"bad benchmark": {[]string{"--benchmark", "humaneval", "--data", data, "--repos", repos}, "humaneval"},
+		"no repository": {[]string{"--benchmark", "repoexec", "--data", data, "--repos", t.TempDir(), "--method", "rawprompt"}, "not found"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			args := append([]string{"run", "--model", tinyModel, "--threads", "1"}, c.args...)
+			_, errOut, code := runActor(t, args...)
+			msg := strings.TrimSpace(errOut)
+			if i := strings.LastIndex(msg, "\nactor: "); i >= 0 {
+				msg = msg[i+1:]
+			}
+			if code == 0 || !strings.HasPrefix(msg, "actor: ") || !strings.Contains(msg, c.want) || strings.Contains(msg, "panic") {
+				t.Errorf("exit %d, stderr %q: want an error containing %q", code, errOut, c.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,1 @@
+"""A tiny shop inventory: the example repository of the README's main job."""
