@@ -52,9 +52,18 @@ func TestFixtureGold(t *testing.T) {
 	requirePytest(t)
 	f := newFixture(t)
 	var log bytes.Buffer
-	out, err := Run(context.Background(), Config{Benchmark: dataset.RepoExec, Data: f.data, Repos: f.repos, Gold: true, Out: f.out, Workers: 2, Log: &log})
+	// Without the repositories the samples cannot be tested: recorded as
+	// harness errors, and tried again by the next run.
+	out, err := Run(context.Background(), Config{Benchmark: dataset.RepoExec, Data: f.data, Repos: t.TempDir(), Gold: true, Out: f.out, Workers: 2, Log: &log})
+	if err != nil || out.Groups[0].Errors != 2 {
+		t.Fatalf("run without repositories: %v %+v\n%s", err, out, log.String())
+	}
+	out, err = Run(context.Background(), Config{Benchmark: dataset.RepoExec, Data: f.data, Repos: f.repos, Gold: true, Out: f.out, Workers: 2, Log: &log})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if out.Evaluated != 2 || out.Resumed != 0 {
+		t.Fatalf("evaluated %d resumed %d, want 2 and 0", out.Evaluated, out.Resumed)
 	}
 	if len(out.Groups) != 1 || out.Groups[0].Passed != 2 || out.Groups[0].PassAt[1] != 1 {
 		recs, _ := results.Read(filepath.Join(f.out, results.SamplesFile))
@@ -249,7 +258,9 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	child.Wait()
+	if err := child.Wait(); err == nil {
+		t.Fatal("the child was not killed")
+	}
 	before, _ := os.ReadFile(samples)
 	n := countLines(samples)
 	if n >= total {

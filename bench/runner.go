@@ -184,7 +184,8 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	keys := map[string]bool{}
 	for _, j := range jobs {
 		keys[j.pred.Key()] = true
-		if rec, ok := r.store.Done(j.pred.Key()); ok {
+		// A sample the harness could not test (StatusError) is tried again.
+		if rec, ok := r.store.Done(j.pred.Key()); ok && rec.Status != results.StatusError {
 			if rec.CodeSHA != codeSHA(j.pred.Code) {
 				return nil, fmt.Errorf("%s holds a result for sample %d of task %s (%s, %s) made from different code: use another --out",
 					cfg.Out, j.pred.Sample, j.pred.TaskID, j.pred.Method, j.pred.Model)
