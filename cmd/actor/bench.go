@@ -43,7 +43,8 @@ runs with python.
 
 Results go to OUT/samples.jsonl (one synced line per sample), OUT/summary.md,
 OUT/summary.csv and OUT/run.json. Run the same command again after an
-interruption: finished samples are kept and not repeated.`,
+interruption: finished samples are kept and not repeated (samples recorded
+as harness errors, such as a missing repository, are tried again).`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, args []string) error {
 		cfg := benchRunCfg
