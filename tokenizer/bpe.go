@@ -79,12 +79,20 @@ func newBPEModel(byText map[string]int32, nVocab int, merges []string) *bpeModel
 			continue
 		}
 		left, right := s[:sp+1], s[sp+2:]
-		k := pairKey(intern(left), intern(right))
-		if _, dup := m.pairs[k]; !dup { // the first of duplicate merges wins
-			m.pairs[k] = merge{int32(rank), intern(left + right)}
-		}
+		m.addMerge(rank, intern(left), intern(right), intern(left+right), false)
 	}
 	return m
+}
+
+// addMerge records that the symbols l and r merge into res with the given
+// rank. Of duplicate pairs the first wins (llama.cpp), or the last when
+// overwrite is set (Hugging Face tokenizers).
+func (m *bpeModel) addMerge(rank int, l, r, res int32, overwrite bool) {
+	k := pairKey(l, r)
+	if _, dup := m.pairs[k]; dup && !overwrite {
+		return
+	}
+	m.pairs[k] = merge{int32(rank), res}
 }
 
 // bpeCand is a candidate merge of the adjacent symbols left and right,
@@ -155,26 +163,26 @@ func (m *bpeModel) addCand(s *bpeScratch, left, right int32) {
 	}
 }
 
-// encode appends the token ids of one pre-token given as raw bytes: each
-// byte starts as one symbol, then the best-ranked adjacent pair is merged
-// until no merge applies. A final symbol that is not a vocabulary token
-// falls back to the tokens of its single bytes (those that exist), as in
-// llama.cpp.
-func (m *bpeModel) encode(word string, byText map[string]int32, out []int32) []int32 {
-	n := len(word)
-	if n == 0 {
-		return out
-	}
-	s := bpePool.Get().(*bpeScratch)
-	defer bpePool.Put(s)
+// reset empties the scratch for a new word.
+func (s *bpeScratch) reset() {
 	s.id, s.next, s.prev, s.heap = s.id[:0], s.next[:0], s.prev[:0], s.heap[:0]
-	for i := range n {
-		s.id = append(s.id, m.byteSym[word[i]])
-		s.prev = append(s.prev, int32(i-1))
-		s.next = append(s.next, int32(i+1))
+}
+
+// add appends a symbol to the word being built.
+func (s *bpeScratch) add(id int32) {
+	n := int32(len(s.id))
+	if n > 0 {
+		s.next[n-1] = n
 	}
-	s.next[n-1] = -1
-	for i := 0; i+1 < n; i++ {
+	s.id = append(s.id, id)
+	s.prev = append(s.prev, n-1)
+	s.next = append(s.next, -1)
+}
+
+// mergeAll merges the best-ranked adjacent pair of s's symbols until no
+// merge applies; the remaining symbols are linked from index 0 by next.
+func (m *bpeModel) mergeAll(s *bpeScratch) {
+	for i := 0; i+1 < len(s.id); i++ {
 		m.addCand(s, int32(i), int32(i+1))
 	}
 	for len(s.heap) > 0 {
@@ -193,6 +201,24 @@ func (m *bpeModel) encode(word string, byText map[string]int32, out []int32) []i
 		m.addCand(s, s.prev[c.left], c.left)
 		m.addCand(s, c.left, nx)
 	}
+}
+
+// encode appends the token ids of one pre-token given as raw bytes: each
+// byte starts as one symbol, then the best-ranked adjacent pair is merged
+// until no merge applies. A final symbol that is not a vocabulary token
+// falls back to the tokens of its single bytes (those that exist), as in
+// llama.cpp.
+func (m *bpeModel) encode(word string, byText map[string]int32, out []int32) []int32 {
+	if word == "" {
+		return out
+	}
+	s := bpePool.Get().(*bpeScratch)
+	defer bpePool.Put(s)
+	s.reset()
+	for i := 0; i < len(word); i++ {
+		s.add(m.byteSym[word[i]])
+	}
+	m.mergeAll(s)
 	for i := int32(0); i >= 0; i = s.next[i] {
 		id := s.id[i]
 		if id < m.nVocab {

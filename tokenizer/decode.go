@@ -49,6 +49,9 @@ func (t *Tokenizer) Decode(ids []int32) string { return t.decode(ids, false) }
 func (t *Tokenizer) DecodeSpecial(ids []int32) string { return t.decode(ids, true) }
 
 func (t *Tokenizer) decode(ids []int32, special bool) string {
+	if t.hf != nil {
+		return t.decodeHF(ids, special)
+	}
 	var sb strings.Builder
 	strip := t.spm && t.addSpacePrefix
 	for _, id := range ids {

@@ -16,6 +16,22 @@ const (
 	reQwen2  = `(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
 )
 
+// The regexes of Llama 3 and Qwen2 as their tokenizer.json files spell them
+// (Split pre-tokenizers, run by Oniguruma), and the same in regexp2 syntax
+// with Oniguruma's meaning: its (?i:...) also folds U+017F (ſ) to s.
+const (
+	hfLlama3   = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+	hfQwen2    = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+	specFoldHF = `(?:'[sSſ]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])`
+)
+
+// knownSplits maps Split regexes of tokenizer.json files to hand-written
+// matchers; the step's regex is the specification they are fuzzed against.
+var knownSplits = map[string]step{
+	hfLlama3: {specFoldHF + hfLlama3[len("(?i:'s|'t|'re|'ve|'m|'ll|'d)"):], matchLlama3HF},
+	hfQwen2:  {specFoldHF + hfQwen2[len("(?i:'s|'t|'re|'ve|'m|'ll|'d)"):], matchQwen2HF},
+}
+
 // step is one pre-tokenizer regex and the matcher that implements it.
 type step struct {
 	regex string

@@ -66,6 +66,9 @@ func allSteps() []step {
 			}
 		}
 	}
+	for _, s := range knownSplits {
+		out = append(out, s)
+	}
 	return out
 }
 
@@ -75,7 +78,7 @@ func allSteps() []step {
 func FuzzMatchersMatchRegexes(f *testing.F) {
 	for _, s := range []string{"Hello   world\n\n  x123456 I'M don't 3.5", "'s 'S 'Re 'vE 'LL 'd '", " \t\n\r\n  \r x\u00a0\u3000y\u0085",
 		"日本語 中文 한국어 ࠀ", "$+<=>^~| !\"#%&'()*,-./:;?@[\\]_{}", "٣٤٥ ¹²³ Ⅻ", "\xff\xfe a\xc3", "((foo)) a.b(c)\n\t\tx",
-		"1234567", "    \n    \n  ", "é\u0301 ǅ", "a\u200bb"} {
+		"1234567", "    \n    \n  ", "é\u0301 ǅ", "a\u200bb", "x'ſ 'ſt 'S"} {
 		f.Add(s, uint8(0), uint8(0))
 	}
 	steps := allSteps()

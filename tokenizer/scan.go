@@ -81,15 +81,26 @@ func run(r []rune, i, b int, class func(rune) bool) int {
 	return i
 }
 
+// Case folding of contractions: none ('s), ASCII ('[sS], llama.cpp) or
+// Oniguruma's (?i:'s), which also folds U+017F (ſ) to s.
+const (
+	foldNone = iota
+	foldASCII
+	foldUnicode
+)
+
 // contraction returns the length of an English contraction at i ('s 't
-// 'm 'd 're 've 'll), 0 if none; fold also accepts upper case.
-func contraction(r []rune, i, b int, fold bool) int {
+// 'm 'd 're 've 'll), 0 if none, under the given case folding.
+func contraction(r []rune, i, b int, fold int) int {
 	if r[i] != '\'' || i+1 >= b {
 		return 0
 	}
 	lower := func(c rune) rune {
-		if fold && c >= 'A' && c <= 'Z' {
+		switch {
+		case fold >= foldASCII && c >= 'A' && c <= 'Z':
 			return c + 'a' - 'A'
+		case fold == foldUnicode && c == 'ſ':
+			return 's'
 		}
 		return c
 	}
@@ -112,7 +123,7 @@ func matchGPT2(r []rune, pc span, out []span) []span {
 	e := emitter{out: out, prev: pc.a}
 	b := pc.b
 	for i := pc.a; i < b; {
-		if n := contraction(r, i, b, false); n > 0 {
+		if n := contraction(r, i, b, foldNone); n > 0 {
 			e.match(i, i+n)
 			i += n
 			continue
@@ -149,14 +160,23 @@ func matchGPT2(r []rune, pc span, out []span) []span {
 // the length of digit groups (\p{N}{1,3} and \p{N}):
 // (?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|
 // \p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
-func matchLlama3(r []rune, pc span, out []span) []span { return matchDigitGroups(r, pc, out, 3) }
-func matchQwen2(r []rune, pc span, out []span) []span  { return matchDigitGroups(r, pc, out, 1) }
+//
+// matchLlama3HF and matchQwen2HF are the same regexes as tokenizer.json
+// files spell them, with (?i:'s|...) under Oniguruma's case folding.
+func matchLlama3(r []rune, pc span, out []span) []span { return matchDigitGroups(r, pc, out, 3, foldASCII) }
+func matchQwen2(r []rune, pc span, out []span) []span  { return matchDigitGroups(r, pc, out, 1, foldASCII) }
+func matchLlama3HF(r []rune, pc span, out []span) []span {
+	return matchDigitGroups(r, pc, out, 3, foldUnicode)
+}
+func matchQwen2HF(r []rune, pc span, out []span) []span {
+	return matchDigitGroups(r, pc, out, 1, foldUnicode)
+}
 
-func matchDigitGroups(r []rune, pc span, out []span, digits int) []span {
+func matchDigitGroups(r []rune, pc span, out []span, digits, fold int) []span {
 	e := emitter{out: out, prev: pc.a}
 	b := pc.b
 	for i := pc.a; i < b; {
-		if n := contraction(r, i, b, true); n > 0 {
+		if n := contraction(r, i, b, fold); n > 0 {
 			e.match(i, i+n)
 			i += n
 			continue

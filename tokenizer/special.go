@@ -30,9 +30,15 @@ var (
 )
 
 // detectSpecials finds end-of-turn, fill-in-the-middle and end-of-generation
-// tokens by text, marks them as control tokens, and returns the set of ids
-// that end generation (eos, eot, eom included).
-func (t *Tokenizer) detectSpecials(eot, eom int32) map[int32]bool {
+// tokens by text, marks them as control tokens (when mark is set, as
+// llama.cpp does; a tokenizer.json declares its special tokens itself), and
+// returns the set of ids that end generation (eos, eot, eom included).
+func (t *Tokenizer) detectSpecials(eot, eom int32, mark bool) map[int32]bool {
+	control := func(id int32) {
+		if mark {
+			t.attrs[id] |= attrControl
+		}
+	}
 	// first id (lowest) whose text is in texts; marks it control.
 	find := func(texts []string) int32 {
 		best := int32(-1)
@@ -42,7 +48,7 @@ func (t *Tokenizer) detectSpecials(eot, eom int32) map[int32]bool {
 			}
 		}
 		if best >= 0 {
-			t.attrs[best] |= attrControl
+			control(best)
 		}
 		return best
 	}
@@ -64,7 +70,7 @@ func (t *Tokenizer) detectSpecials(eot, eom int32) map[int32]bool {
 	for _, s := range eogTexts {
 		if id, ok := t.byText[s]; ok {
 			eog[id] = true
-			t.attrs[id] |= attrControl
+			control(id)
 		}
 	}
 	for _, id := range []int32{t.eos, eot, eom} {

@@ -40,7 +40,21 @@ type Tokenizer struct {
 	spmByte   [256]int32
 	spmChunks bool
 
+	// Hugging Face pipeline (tokenizer.json); nil for GGUF vocabularies
+	hf *hfPipeline
+	// post is the template Encode applies with addSpecial (BOS and EOS for
+	// GGUF vocabularies); pad the padding token, -1 if none
+	post []tmplPiece
+	pad  int32
+
 	hash string
+}
+
+// tmplPiece is one element of a post-processing template: the sequence
+// itself, or special token ids.
+type tmplPiece struct {
+	seq bool
+	ids []int32
 }
 
 // New builds a tokenizer from a vocabulary.
@@ -61,7 +75,7 @@ func New(v Vocab) (*Tokenizer, error) {
 		hash:           v.hash(),
 	}
 	var eot, eom int32
-	t.bos, t.eos, eot, eom, t.unk = v.specialIDs()
+	t.bos, t.eos, eot, eom, t.unk, t.pad = v.specialIDs()
 	for i := range n {
 		t.texts[i] = v.tokenText(i)
 		t.byText[t.texts[i]] = int32(i) // the last of duplicate texts wins, as in llama.cpp
@@ -70,7 +84,7 @@ func New(v Vocab) (*Tokenizer, error) {
 			t.attrs[i] = attrOfType(v.Types[i])
 		}
 	}
-	eog := t.detectSpecials(eot, eom)
+	eog := t.detectSpecials(eot, eom, true)
 	t.eog = make([]bool, n)
 	for id := range eog {
 		t.eog[id] = true
@@ -91,6 +105,13 @@ func New(v Vocab) (*Tokenizer, error) {
 	for i := range n {
 		t.pieces[i] = t.piece(int32(i))
 	}
+	if t.addBOS && t.bos >= 0 {
+		t.post = append(t.post, tmplPiece{ids: []int32{t.bos}})
+	}
+	t.post = append(t.post, tmplPiece{seq: true})
+	if t.addEOS && t.eos >= 0 {
+		t.post = append(t.post, tmplPiece{ids: []int32{t.eos}})
+	}
 	return t, nil
 }
 
@@ -110,10 +131,22 @@ func (t *Tokenizer) EncodeSpecial(text string, addSpecial bool) []int32 {
 }
 
 func (t *Tokenizer) encode(text string, addSpecial, parseSpecial bool) []int32 {
-	out := make([]int32, 0, len(text)/3+2)
-	if addSpecial && t.addBOS && t.bos >= 0 {
-		out = append(out, t.bos)
+	var out []int32
+	if t.hf != nil {
+		out = t.encodeHF(text, parseSpecial)
+	} else {
+		out = t.encodeGGUF(text, parseSpecial)
 	}
+	if addSpecial {
+		out = t.wrap(out)
+	}
+	return out
+}
+
+// encodeGGUF returns the ids of text for a GGUF vocabulary, without BOS
+// and EOS.
+func (t *Tokenizer) encodeGGUF(text string, parseSpecial bool) []int32 {
+	out := make([]int32, 0, len(text)/3+2)
 	prevSpecial := true
 	for _, f := range t.partition(text, parseSpecial) {
 		switch {
@@ -126,9 +159,6 @@ func (t *Tokenizer) encode(text string, addSpecial, parseSpecial bool) []int32 {
 		default:
 			out = t.encodeBPE(text[f.start:f.end], out)
 		}
-	}
-	if addSpecial && t.addEOS && t.eos >= 0 {
-		out = append(out, t.eos)
 	}
 	return out
 }

@@ -48,8 +48,8 @@ type Vocab struct {
 	Scores []float32
 	// Merges are the BPE merges "left right", rank = index. Unused by SPM.
 	Merges []string
-	// Special token ids; -1 when the model has none (PAD is only recorded,
-	// in Hash; nothing pads).
+	// Special token ids; -1 when the model has none (PAD is what
+	// EncodeBatch pads with).
 	BOS, EOS, EOT, EOM, PAD, UNK int32
 	// AddBOS/AddEOS: whether Encode with addSpecial adds BOS/EOS.
 	AddBOS, AddEOS bool
@@ -111,14 +111,14 @@ func (v *Vocab) check() error {
 
 // specialIDs returns v's special ids with out-of-range ids disabled (-1),
 // as llama.cpp does with a warning.
-func (v *Vocab) specialIDs() (bos, eos, eot, eom, unk int32) {
+func (v *Vocab) specialIDs() (bos, eos, eot, eom, unk, pad int32) {
 	fix := func(id int32) int32 {
 		if id < 0 || int(id) >= len(v.Tokens) {
 			return -1
 		}
 		return id
 	}
-	return fix(v.BOS), fix(v.EOS), fix(v.EOT), fix(v.EOM), fix(v.UNK)
+	return fix(v.BOS), fix(v.EOS), fix(v.EOT), fix(v.EOM), fix(v.UNK), fix(v.PAD)
 }
 
 // tokenText returns the text of token i, renaming an empty text to

@@ -21,8 +21,6 @@ The Go tests read the same stdlib files (root recorded in the header,
 $ACTOR_PY_STDLIB overrides) and fail if a file's sha256 differs.
 """
 import argparse
-import gzip
-import hashlib
 import io
 import json
 import os
@@ -31,58 +29,9 @@ import sysconfig
 
 import llama_cpp
 
+from tokref_common import default_cache, header_bytes, pick_files, record_bytes, sha256_file, write_gz
+
 OUT = os.path.join(os.path.dirname(__file__), "..", "..", "tokenizer", "testdata")
-N_HASHED = 220    # files chosen by hash of their path
-N_NONASCII = 30   # extra files with non-ASCII text
-MAX_BYTES = 12000  # keeps the fixtures small
-
-
-def default_cache():
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "actor")
-
-
-def pick_files(root):
-    """A deterministic subset of the stdlib's .py files: valid UTF-8, at
-    most MAX_BYTES, ordered by sha256 of the relative path; the first
-    N_HASHED plus the first N_NONASCII of the rest that are not ASCII."""
-    cands = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in ("site-packages", "__pycache__"))
-        for fn in filenames:
-            if not fn.endswith(".py"):
-                continue
-            path = os.path.join(dirpath, fn)
-            rel = os.path.relpath(path, root).replace(os.sep, "/")
-            data = open(path, "rb").read()
-            if not data or len(data) > MAX_BYTES:
-                continue
-            try:
-                data.decode("utf-8")
-            except UnicodeDecodeError:
-                continue
-            cands.append((hashlib.sha256(rel.encode()).hexdigest(), rel, data))
-    cands.sort()
-    chosen = cands[:N_HASHED]
-    extra = [c for c in cands[N_HASHED:] if not c[2].isascii()][:N_NONASCII]
-    return [(rel, data) for _, rel, data in chosen + extra]
-
-
-def uvarint(n):
-    out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
-def sha256_file(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def load(path):
@@ -104,20 +53,16 @@ def record_stdlib(name, gguf, files, root):
         "files": len(files),
     }
     buf = io.BytesIO()
-    buf.write((json.dumps(header, sort_keys=True) + "\n").encode())
+    buf.write(header_bytes(header))
     total = 0
     for i, (rel, data) in enumerate(files):
         ids = llm.tokenize(data, add_bos=False, special=False)
         total += len(ids)
-        buf.write(uvarint(len(rel.encode())) + rel.encode())
-        buf.write(hashlib.sha256(data).digest())
-        buf.write(uvarint(len(ids)))
-        buf.write(b"".join(uvarint(t) for t in ids))
+        buf.write(record_bytes(rel, data, ids))
         print(f"\r{name}: {i + 1}/{len(files)} files, {total} tokens", end="", file=sys.stderr)
     print(file=sys.stderr)
     path = os.path.join(OUT, f"stdlib-{name}.tokref.gz")
-    with open(path, "wb") as f:
-        f.write(gzip.compress(buf.getvalue(), compresslevel=9, mtime=0))
+    write_gz(path, buf.getvalue())
     print(f"{path}: {os.path.getsize(path)} bytes", file=sys.stderr)
 
 
@@ -157,8 +102,7 @@ def record_cases(named):
         print(f"cases: {name}", file=sys.stderr)
     path = os.path.join(OUT, "cases.json.gz")
     data = json.dumps(out, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
-    with open(path, "wb") as f:
-        f.write(gzip.compress(data, compresslevel=9, mtime=0))
+    write_gz(path, data)
     print(f"{path}: {os.path.getsize(path)} bytes", file=sys.stderr)
 
 
