@@ -239,8 +239,15 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	preds := writePredictions(t, t.TempDir(), lines...)
 	cfg := Config{Benchmark: dataset.RepoExec, Data: f.data, Repos: f.repos, Predictions: preds, Out: f.out, Workers: 1, Timeout: 30 * time.Second}
 	enc, _ := json.Marshal(cfg)
+	// The killed child cannot remove its workspaces and helper copy: give
+	// it a temporary folder of its own (any user may pass through it).
+	tmp, err := sandbox.WorkRoot("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
 	child := exec.Command(os.Args[0], "-test.run=^$")
-	child.Env = append(os.Environ(), childEnv+"="+string(enc))
+	child.Env = append(os.Environ(), childEnv+"="+string(enc), "TMPDIR="+tmp)
 	var stderr bytes.Buffer
 	child.Stderr = &stderr
 	if err := child.Start(); err != nil {

@@ -12,11 +12,15 @@ import (
 // uidCount is how many user ids from UIDBase sandboxes may reserve.
 const uidCount = 4096
 
+// uidLockDir holds the lock files of reserved user ids. It is a fixed path,
+// not $TMPDIR, so that every sandbox on the machine sees the same locks.
+const uidLockDir = "/tmp/actor-sandbox-uids"
+
 // reserveUID takes the first user id from UIDBase whose lock file no other
 // process holds, ends any process a crashed earlier run left under it, and
 // returns the locked file (named after the id); closing it releases the id.
 func reserveUID() (*os.File, error) {
-	dir := filepath.Join(os.TempDir(), "actor-sandbox-uids")
+	dir := uidLockDir
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
