@@ -151,8 +151,8 @@ func TestACToRThroughNewDenseWeighted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Triggers == 0 || s.Trace.Judged != s.Triggers {
-		t.Errorf("always-critical probe: triggers %d judged %d", s.Triggers, s.Trace.Judged)
+	if s.Triggers == 0 || s.Trace.Judged != s.Triggers || s.Trace.ProbeMs <= 0 || s.Trace.RetrieveMs <= 0 {
+		t.Errorf("always-critical probe: triggers %d judged %d, probe %g ms, retrieval %g ms", s.Triggers, s.Trace.Judged, s.Trace.ProbeMs, s.Trace.RetrieveMs)
 	}
 	var buf bytes.Buffer
 	if err := NewTraceWriter(&buf).Write(&s.Trace); err != nil {

@@ -29,6 +29,12 @@ type Trace struct {
 	Judged         int     `json:"judged"`
 	Seconds        float64 `json:"seconds"`
 	MsPerToken     float64 `json:"ms_per_token"`
+	// ACToR's overhead within the decoding time, summed over attempts:
+	// probe evaluations, retrievals after critical tokens, and prefills
+	// after context changes (with the replacement's step).
+	ProbeMs     float64 `json:"probe_ms"`
+	RetrieveMs  float64 `json:"retrieve_ms"`
+	ReprefillMs float64 `json:"reprefill_ms"`
 }
 
 // Attempt is one decoding run of a sample.

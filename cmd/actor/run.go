@@ -316,6 +316,9 @@ type genProgress struct {
 	tokens int
 	start  time.Time
 	next   int
+	// decoding time and ACToR's share of it, in ms
+	decode, probe, retrieve, reprefill float64
+	triggers, changes                  int
 }
 
 func newGenProgress(w io.Writer, bar bool, total int) *genProgress {
@@ -331,6 +334,9 @@ func newGenProgress(w io.Writer, bar bool, total int) *genProgress {
 func (p *genProgress) done(s *generate.Sample) {
 	p.n++
 	p.tokens += s.Generated
+	p.decode += float64(s.Decode.Microseconds()) / 1000
+	p.probe, p.retrieve, p.reprefill = p.probe+s.Trace.ProbeMs, p.retrieve+s.Trace.RetrieveMs, p.reprefill+s.Trace.ReprefillMs
+	p.triggers, p.changes = p.triggers+s.Triggers, p.changes+s.ContextChanges
 	if p.bar != nil {
 		p.bar.Add(1)
 		return
@@ -344,11 +350,21 @@ func (p *genProgress) done(s *generate.Sample) {
 	}
 }
 
+// finish ends the bar and, when a probe ran, splits the decoding time per
+// token into plain decoding and ACToR's overhead.
 func (p *genProgress) finish() {
 	if p.bar != nil {
 		p.bar.Finish()
 		fmt.Fprintln(p.w)
 	}
+	if p.probe == 0 || p.tokens == 0 {
+		return
+	}
+	over := p.probe + p.retrieve + p.reprefill
+	plain := p.decode - over
+	fmt.Fprintf(p.w, "decoding: %.1f ms/token = %.1f plain + %.2f probe + %.2f retrieval + %.1f re-prefill (%d triggers, %d context changes in %d samples): %+.1f%% over plain decoding\n",
+		p.decode/float64(p.tokens), plain/float64(p.tokens), p.probe/float64(p.tokens), p.retrieve/float64(p.tokens),
+		p.reprefill/float64(p.tokens), p.triggers, p.changes, p.n, 100*over/plain)
 }
 
 func init() {

@@ -142,3 +142,21 @@ func TestRunBadInput(t *testing.T) {
 		})
 	}
 }
+
+func TestRunACToRReportsOverhead(t *testing.T) {
+	data, repos := runFixture(t)
+	out := filepath.Join(t.TempDir(), "run")
+	_, stderr, code := runActor(t, "run", "--benchmark", "repoexec", "--data", data, "--repos", repos, "--method", "actor",
+		"--probe", constProbeFile(t, 10, 64), "--model", tinyModel, "--max-tokens", "6", "--threads", "1", "--out", out,
+		"--no-eval", "--budget", "200", "--max-blocks", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	preds, _, _ := predictions.Read(filepath.Join(out, "predictions.jsonl"))
+	if len(preds) != 2 || preds[0].Method != "actor+bm25" || preds[0].Triggers == 0 {
+		t.Fatalf("predictions %+v", preds)
+	}
+	if !strings.Contains(stderr, "over plain decoding") || !strings.Contains(stderr, "WARNING") {
+		t.Errorf("stderr %q", stderr)
+	}
+}
