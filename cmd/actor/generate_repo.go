@@ -52,7 +52,7 @@ func (f *methodFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.meanPool, "mean-pool", false, "ACToR ablation: mean-pooled queries instead of the position-aware weights")
 	fs.Float64Var(&f.sigma, "sigma", retrieve.DefaultSigma, "σ of ACToR's position-aware query pooling")
 	fs.Float64Var(&f.threshold, "threshold", 0, "unanimity threshold on p(critical) (0: the probe's, 0.7)")
-	fs.StringVar(&f.encoder, "encoder", "", "dense encoder model (default: "+defaultEncoder+" when this build can run encoders; otherwise BM25, with a warning)")
+	fs.StringVar(&f.encoder, "encoder", "", "dense encoder model (default: "+defaultEncoder+" when this build can run encoders; otherwise, or with \"none\", BM25 with a warning)")
 	fs.IntVar(&f.retries, "retries", generate.DefaultConfig.Retries, "regenerations of an empty or bare-pass result")
 	fs.IntVar(&f.budget, "budget", retrieve.DefaultBudget.MaxTokens, "generator tokens for retrieved blocks")
 	fs.IntVar(&f.maxBlocks, "max-blocks", retrieve.DefaultBudget.MaxBlocks, "most retrieved blocks in a prompt")
@@ -151,7 +151,11 @@ func (s *genSetup) openEncoder() retrieve.Encoder {
 		fmt.Fprintf(s.stderr, "actor: WARNING: %s; %s falls back to BM25 retrieval (recorded as method %q in predictions and traces)\n",
 			why, s.flags.method, s.flags.method+"+bm25")
 	}
-	if openEncoder == nil {
+	switch {
+	case name == "none":
+		warn("--encoder none")
+		return nil
+	case openEncoder == nil:
 		warn("this build has no dense encoder yet")
 		return nil
 	}

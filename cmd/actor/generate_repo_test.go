@@ -106,9 +106,12 @@ func TestGenerateRepoBaselinesAndTask(t *testing.T) {
 	os.WriteFile(tasks, []byte(`{"task_id": "7", "file_path": "app.py", "entry_point": "run"}`+"\n"), 0o644)
 	for _, m := range []string{"rawprompt", "rawrag", "repocoder", "rlcoder"} {
 		out, errOut, code := runActor(t, "generate", "--model", tinyModel, "--repo", repo, "--task", tasks,
-			"--method", m, "--max-tokens", "6", "--threads", "1", "--budget", "100", "--max-blocks", "1")
+			"--method", m, "--max-tokens", "6", "--threads", "1", "--budget", "100", "--max-blocks", "1", "--encoder", "none")
 		if code != 0 || !strings.HasPrefix(out, "def run(x):") || !strings.Contains(errOut, "--- "+m) {
 			t.Errorf("%s: exit %d\n%s\n%s", m, code, out, errOut)
+		}
+		if dense := m == "rawrag" || m == "rlcoder"; dense != strings.Contains(errOut, "WARNING: --encoder none; "+m+" falls back to BM25") {
+			t.Errorf("%s: fallback warning %q", m, errOut)
 		}
 		if m == "rlcoder" && !strings.Contains(errOut, "RL-trained retriever weights") {
 			t.Errorf("rlcoder does not name its missing weights: %q", errOut)
