@@ -29,8 +29,11 @@ func (t *Tokenizer) encodeHF(text string, special bool) []int32 {
 			s = h.norm.normalize(s)
 		}
 		for _, g := range h.normed.split(s, 0, special, nil) {
-			if g.token >= 0 {
+			switch {
+			case g.token >= 0:
 				out = append(out, g.token)
+				continue
+			case g.start == g.end: // normalised away
 				continue
 			}
 			pretokenize(h.pre, s[g.start:g.end], f.start == 0 && g.start == 0, func(word string) {

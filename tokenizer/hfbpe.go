@@ -88,7 +88,10 @@ func (h *hfBPE) encodeWord(word string, out []int32) []int32 {
 			if !first {
 				buf = append(buf, h.prefix...)
 			}
-			buf = append(append(buf, ch...), h.suffix...)
+			buf = append(buf, ch...)
+			if last {
+				buf = append(buf, h.suffix...)
+			}
 			key = string(buf)
 		}
 		if id, ok := h.vocab[key]; ok {

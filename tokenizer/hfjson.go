@@ -181,9 +181,14 @@ func parseJSON(data []byte) (*Tokenizer, error) {
 	if n := len(t.post); n > 0 && !t.post[n-1].seq && len(t.post[n-1].ids) > 0 {
 		t.eos, t.addEOS = t.post[n-1].ids[0], true
 	}
-	sum := sha256.Sum256(append([]byte("actor-tokenizer-hf-v1\n"), data...))
-	t.hash = hex.EncodeToString(sum[:])
+	t.hash = hashBytes(append([]byte("actor-tokenizer-hf-v1\n"), data...))
 	return t, nil
+}
+
+// hashBytes returns the hex sha256 of b.
+func hashBytes(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // parseVocab reads a model vocabulary: an object token → id (BPE,
@@ -693,29 +698,11 @@ func (b *hfBuilder) newTokenizer(p *hfPipeline, added []addedToken) (*Tokenizer,
 	for _, id := range b.vocab {
 		n = max(n, id+1)
 	}
-	byContent := map[string]int{}
-	var toks []addedToken
-	next := int32(len(b.vocab))
-	for _, a := range added {
-		if a.Content == "" {
-			continue
-		}
-		if i, ok := byContent[a.Content]; ok {
-			a.ID = toks[i].ID
-			toks[i] = a
-			continue
-		}
-		if id, ok := b.vocab[a.Content]; ok {
-			a.ID = id
-		} else {
-			a.ID = next
-			next++
-		}
+	toks := assignAddedIDs(b.vocab, added)
+	for _, a := range toks {
 		if a.ID >= 1<<30 {
 			return nil, fmt.Errorf("too many added tokens")
 		}
-		byContent[a.Content] = len(toks)
-		toks = append(toks, a)
 		n = max(n, a.ID+1)
 	}
 	t := &Tokenizer{hf: p, texts: make([]string, n), attrs: make([]uint8, n), byText: make(map[string]int32, n),
@@ -724,8 +711,15 @@ func (b *hfBuilder) newTokenizer(p *hfPipeline, added []addedToken) (*Tokenizer,
 		t.texts[id] = s
 		t.attrs[id] = attrNormal
 	}
-	for _, a := range toks {
-		t.texts[a.ID] = a.Content
+	// a normalised added token is matched, and decoded, in its normalised
+	// form, as tokenizers does
+	pats := make([]string, len(toks))
+	for i, a := range toks {
+		pats[i] = a.Content
+		if a.Normalized && p.norm != nil {
+			pats[i] = p.norm.normalize(a.Content)
+		}
+		t.texts[a.ID] = pats[i]
 		t.attrs[a.ID] = attrUserDefined
 		if a.Special {
 			t.attrs[a.ID] = attrControl
@@ -747,21 +741,13 @@ func (b *hfBuilder) newTokenizer(p *hfPipeline, added []addedToken) (*Tokenizer,
 		t.byText[a.Content] = a.ID
 	}
 	var raw, normed []addedToken
-	var normedPat []string
-	for _, a := range toks {
-		if !a.Normalized {
-			raw = append(raw, a)
-			continue
+	var rawPat, normedPat []string
+	for i, a := range toks {
+		if a.Normalized {
+			normed, normedPat = append(normed, a), append(normedPat, pats[i])
+		} else {
+			raw, rawPat = append(raw, a), append(rawPat, pats[i])
 		}
-		pat := a.Content
-		if p.norm != nil {
-			pat = p.norm.normalize(pat)
-		}
-		normed, normedPat = append(normed, a), append(normedPat, pat)
-	}
-	rawPat := make([]string, len(raw))
-	for i, a := range raw {
-		rawPat[i] = a.Content
 	}
 	p.raw, p.normed = newAddedMatcher(raw, rawPat), newAddedMatcher(normed, normedPat)
 	eog := t.detectSpecials(-1, -1, false)
@@ -776,4 +762,33 @@ func (b *hfBuilder) newTokenizer(p *hfPipeline, added []addedToken) (*Tokenizer,
 		}
 	}
 	return t, nil
+}
+
+// assignAddedIDs gives added tokens their ids as tokenizers does: a content
+// already in the vocabulary keeps its id, a new one gets the next id from
+// the vocabulary size on, and a repeated content replaces the earlier
+// entry's flags (the ids written in a tokenizer.json are not used).
+func assignAddedIDs(vocab map[string]int32, added []addedToken) []addedToken {
+	byContent := map[string]int{}
+	var toks []addedToken
+	next := int32(len(vocab))
+	for _, a := range added {
+		if a.Content == "" {
+			continue
+		}
+		if i, ok := byContent[a.Content]; ok {
+			a.ID = toks[i].ID
+			toks[i] = a
+			continue
+		}
+		if id, ok := vocab[a.Content]; ok {
+			a.ID = id
+		} else {
+			a.ID = next
+			next++
+		}
+		byContent[a.Content] = len(toks)
+		toks = append(toks, a)
+	}
+	return toks
 }

@@ -101,11 +101,68 @@ type regexFinder struct{ re *regexp2.Regexp }
 // and backtracking semantics agree with Oniguruma's for the patterns
 // tokenizers use.
 func compileHFRegex(pattern string) (regexFinder, error) {
-	re, err := regexp2.Compile(pattern, regexp2.None, regexp2.OptionMaxBacktrackingStackSize(-1))
+	re, err := regexp2.Compile(onigClasses(pattern), regexp2.None, regexp2.OptionMaxBacktrackingStackSize(-1))
 	if err != nil {
 		return regexFinder{}, fmt.Errorf("regex %q: %v", pattern, err)
 	}
 	return regexFinder{re}, nil
+}
+
+// onigWord is Oniguruma's Unicode \w inside brackets: alphabetic
+// characters (letters, Nl, and the symbols that are Other_Alphabetic),
+// marks, decimal digits and connector punctuation. Outside brackets it also
+// matches ² ³ ¹ ¼ ½ ¾ (Latin-1's table). regexp2's \w, .NET's, differs:
+// no Nl, Mc or Me, but ZWJ and ZWNJ.
+const (
+	onigWord      = `\p{L}\p{Nl}\p{M}\p{Nd}\p{Pc}Ⓐ-ⓩ🄰-🅉🅐-🅩🅰-🆉`
+	onigWordBare  = "[" + onigWord + "²³¹¼-¾]"
+	onigNWordBare = "[^" + onigWord + "²³¹¼-¾]"
+)
+
+// onigClasses rewrites \w and \W (and \h, Oniguruma's hex digit) into
+// explicit classes with Oniguruma's meaning; \d and \s already agree.
+func onigClasses(p string) string {
+	var sb strings.Builder
+	inClass := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '\\' && i+1 < len(p):
+			i++
+			switch e := p[i]; {
+			case e == 'w' && inClass:
+				sb.WriteString(onigWord)
+			case e == 'w':
+				sb.WriteString(onigWordBare)
+			case e == 'W' && !inClass:
+				sb.WriteString(onigNWordBare)
+			case e == 'h' && inClass:
+				sb.WriteString("0-9a-fA-F")
+			case e == 'h':
+				sb.WriteString("[0-9a-fA-F]")
+			default:
+				sb.WriteByte(c)
+				sb.WriteByte(e)
+			}
+			continue
+		case c == '[' && !inClass:
+			inClass = true
+			sb.WriteByte(c)
+			if i+1 < len(p) && p[i+1] == '^' { // a ] right after [ or [^ is literal
+				i++
+				sb.WriteByte('^')
+			}
+			if i+1 < len(p) && p[i+1] == ']' {
+				i++
+				sb.WriteByte(']')
+			}
+			continue
+		case c == ']' && inClass:
+			inClass = false
+		}
+		sb.WriteByte(c)
+	}
+	return sb.String()
 }
 
 // runeScratch holds the decoded runes of a text and their byte offsets.

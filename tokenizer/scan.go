@@ -163,8 +163,12 @@ func matchGPT2(r []rune, pc span, out []span) []span {
 //
 // matchLlama3HF and matchQwen2HF are the same regexes as tokenizer.json
 // files spell them, with (?i:'s|...) under Oniguruma's case folding.
-func matchLlama3(r []rune, pc span, out []span) []span { return matchDigitGroups(r, pc, out, 3, foldASCII) }
-func matchQwen2(r []rune, pc span, out []span) []span  { return matchDigitGroups(r, pc, out, 1, foldASCII) }
+func matchLlama3(r []rune, pc span, out []span) []span {
+	return matchDigitGroups(r, pc, out, 3, foldASCII)
+}
+func matchQwen2(r []rune, pc span, out []span) []span {
+	return matchDigitGroups(r, pc, out, 1, foldASCII)
+}
 func matchLlama3HF(r []rune, pc span, out []span) []span {
 	return matchDigitGroups(r, pc, out, 3, foldUnicode)
 }

@@ -28,14 +28,21 @@ type tokrefHeader struct {
 	Python     string `json:"python"`
 	Stdlib     string `json:"stdlib"`
 	Files      int    `json:"files"`
+	// Hugging Face fixtures (record_hf.py): what was tokenised, and
+	// whether each record ends with the sha256 of the decoded text.
+	Source       string `json:"source"`
+	SourceSHA256 string `json:"source_sha256"`
+	DecodeSHA256 bool   `json:"decode_sha256"`
 }
 
 // tokrefFile is the reference for one text file: its path relative to the
-// recorded root, the sha256 of its bytes, and llama.cpp's ids.
+// recorded root, the sha256 of its bytes, the reference's ids, and (Hugging
+// Face fixtures) the sha256 of the reference's decoded text.
 type tokrefFile struct {
-	Path string
-	Sum  [32]byte
-	IDs  []int32
+	Path      string
+	Sum       [32]byte
+	IDs       []int32
+	DecodeSum [32]byte
 }
 
 // readTokref parses a stdlib-<name>.tokref.gz fixture.
@@ -90,6 +97,11 @@ func readTokref(path string) (tokrefHeader, []tokrefFile, error) {
 				return h, nil, fmt.Errorf("%s: record %d: %v", path, i, err)
 			}
 			f.IDs[j] = int32(id)
+		}
+		if h.DecodeSHA256 {
+			if _, err := io.ReadFull(r, f.DecodeSum[:]); err != nil {
+				return h, nil, fmt.Errorf("%s: record %d: %v", path, i, err)
+			}
 		}
 	}
 	return h, files, nil
