@@ -1,0 +1,170 @@
+package encoder
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"actor/convert"
+)
+
+// reference is a fixture written by scripts/fixtures/encoders/make_hf_fixtures.py:
+// transformers' ids and last_hidden_state for a padded batch of texts.
+type reference struct {
+	Texts []string
+	Cases []struct {
+		Layout string
+		IDs    [][]int32
+		Hidden [][]float32
+	}
+}
+
+func readReference(t *testing.T, name string) reference {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r reference
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// convertFixture converts a testdata checkpoint folder to a temporary GGUF.
+func convertFixture(t testing.TB, dir string, typ convert.Type) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), filepath.Base(dir)+".gguf")
+	if _, err := convert.Convert(filepath.Join("testdata", dir), out, convert.Options{Type: typ}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func open(t testing.TB, path string, o Options) *Encoder {
+	t.Helper()
+	e, err := Open(path, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	return e
+}
+
+// maxDiff is the largest |got - want| over the real tokens of every text.
+func maxDiff(t *testing.T, got [][]float32, want [][]float32) float64 {
+	t.Helper()
+	worst := 0.0
+	for i := range want {
+		if len(got[i]) != len(want[i]) {
+			t.Fatalf("text %d: %d values, want %d", i, len(got[i]), len(want[i]))
+		}
+		for j := range want[i] {
+			worst = max(worst, math.Abs(float64(got[i][j]-want[i][j])))
+		}
+	}
+	return worst
+}
+
+// realTokens cuts each text's real tokens out of a batch.
+func realTokens(e *Encoder, seqs [][]int32) ([][]float32, error) {
+	b, err := e.EncodeIDs(seqs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]float32, len(seqs))
+	for i, n := range b.Lengths {
+		out[i] = b.Data[i*b.Seq*b.Dim:][:n*b.Dim]
+	}
+	return out, nil
+}
+
+// TestTinyNumerics converts the tiny random BERT and RoBERTa checkpoints,
+// checks that our tokenizer gives transformers' ids for every layout, and
+// that the last hidden layer matches transformers within 1e-4 (F32) on a
+// batch of texts of different lengths (padding masked).
+func TestTinyNumerics(t *testing.T) {
+	cases := []struct {
+		dir, ref string
+		typ      convert.Type
+		tol      float64
+	}{
+		{"tiny_bert", "tiny_bert.json", convert.F32, 1e-4},
+		{"tiny_bert_json", "tiny_bert.json", convert.F32, 1e-4},
+		{"tiny_roberta", "tiny_roberta.json", convert.F32, 1e-4},
+		{"tiny_bert", "tiny_bert.json", convert.F16, 3e-2},
+		{"tiny_roberta", "tiny_roberta.json", convert.Q8_0, 1e-1},
+	}
+	for _, c := range cases {
+		t.Run(c.dir+"/"+string(c.typ), func(t *testing.T) {
+			ref := readReference(t, c.ref)
+			path := convertFixture(t, c.dir, c.typ)
+			for _, rc := range ref.Cases {
+				layout, err := ParseLayout(rc.Layout)
+				if err != nil {
+					t.Fatal(err)
+				}
+				e := open(t, path, Options{Layout: layout, Threads: 2})
+				for i, text := range ref.Texts {
+					if got := e.Tokens(text); !slices.Equal(got, rc.IDs[i]) {
+						t.Errorf("%s text %d: ids %v, transformers %v", rc.Layout, i, got, rc.IDs[i])
+					}
+				}
+				got, err := realTokens(e, rc.IDs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				d := maxDiff(t, got, rc.Hidden)
+				t.Logf("%s %s: max abs error %.2e", rc.Layout, c.typ, d)
+				if d > c.tol {
+					t.Errorf("%s: max abs error %.3g > %g", rc.Layout, d, c.tol)
+				}
+			}
+		})
+	}
+}
+
+// TestBatchInvariance: a text's embeddings do not depend on the other
+// texts of its call (grouping, padding) beyond float rounding.
+func TestBatchInvariance(t *testing.T) {
+	ref := readReference(t, "tiny_roberta.json")
+	e := open(t, convertFixture(t, "tiny_roberta", convert.F32), Options{Threads: 1})
+	all, err := realTokens(e, ref.Cases[1].IDs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, ids := range ref.Cases[1].IDs {
+		one, err := realTokens(e, [][]int32{ids})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := maxDiff(t, one, all[i:i+1]); d > 1e-5 {
+			t.Errorf("text %d alone differs from the batch by %.3g", i, d)
+		}
+	}
+}
+
+// TestGroups checks the length grouping on hand-worked cases.
+func TestGroups(t *testing.T) {
+	cases := []struct {
+		lens   []int
+		budget int
+		want   [][]int
+	}{
+		{[]int{5, 3, 4}, 100, [][]int{{1, 2, 0}}},
+		// 60 > 1.25·10 + 8: a new group
+		{[]int{10, 60, 12}, 1000, [][]int{{0, 2}, {1}}},
+		// budget of 20 padded tokens: 3 rows of 8 do not fit
+		{[]int{8, 8, 8}, 20, [][]int{{0, 1}, {2}}},
+		{nil, 10, nil},
+	}
+	for _, c := range cases {
+		if got := groups(c.lens, c.budget); !slices.EqualFunc(got, c.want, slices.Equal) {
+			t.Errorf("groups(%v, %d) = %v, want %v", c.lens, c.budget, got, c.want)
+		}
+	}
+}
