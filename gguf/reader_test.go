@@ -156,34 +156,6 @@ func TestOpenNamesFile(t *testing.T) {
 	}
 }
 
-// TestRealModel reads a real model header when one is available
-// (ACTOR_GGUF names it).
-func TestRealModel(t *testing.T) {
-	p := os.Getenv("ACTOR_GGUF")
-	if p == "" {
-		if os.Getenv("ACTOR_REQUIRE_MODELS") == "1" {
-			t.Fatal("ACTOR_REQUIRE_MODELS=1 but ACTOR_GGUF does not name a model file")
-		}
-		t.Skip("ACTOR_GGUF not set")
-	}
-	f, err := Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f.Architecture() == "" || len(f.Tensors) == 0 {
-		t.Fatalf("arch %q, %d tensors", f.Architecture(), len(f.Tensors))
-	}
-	last := f.Tensors[0]
-	for _, x := range f.Tensors {
-		if x.Offset > last.Offset {
-			last = x
-		}
-	}
-	if end := f.DataOffset + int64(last.Offset+last.Bytes); end > f.Size || f.Size-end > int64(f.Alignment) {
-		t.Fatalf("last tensor ends at %d, file size %d", end, f.Size)
-	}
-}
-
 func FuzzRead(f *testing.F) {
 	f.Add(sample().bytes())
 	f.Add([]byte("GGUF"))
