@@ -41,7 +41,9 @@ func (t *Tokenizer) piece(id int32) string {
 // Decode returns the text of ids, the inverse of Encode: control and
 // unknown tokens are left out, and for SentencePiece models the space that
 // Encode put before the text (at the start and after each special token)
-// is removed again. Invalid ids are skipped.
+// is removed again. Invalid ids are skipped. A Hugging Face tokenizer runs
+// its decoder chain (special added tokens left out), keeping bytes that are
+// not UTF-8 where tokenizers writes U+FFFD.
 func (t *Tokenizer) Decode(ids []int32) string { return t.decode(ids, false) }
 
 // DecodeSpecial is Decode that writes control tokens as their text

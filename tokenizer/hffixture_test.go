@@ -25,20 +25,24 @@ import (
 // gunzipFile returns the decompressed contents of a testdata file.
 func gunzipFile(t testing.TB, name string) []byte {
 	t.Helper()
-	fh, err := os.Open(filepath.Join("testdata", name))
+	data, err := readGz(name)
 	if err != nil {
 		t.Fatalf("%v: run scripts/tokref/record_hf.py", err)
+	}
+	return data
+}
+
+func readGz(name string) ([]byte, error) {
+	fh, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		return nil, err
 	}
 	defer fh.Close()
 	zr, err := gzip.NewReader(fh)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
+	return io.ReadAll(zr)
 }
 
 func sha256Hex(b []byte) string {

@@ -141,11 +141,7 @@ func parseJSON(data []byte) (*Tokenizer, error) {
 	if err != nil || !ok {
 		return nil, fmt.Errorf("model: missing or malformed (%v)", err)
 	}
-	vocab, err := parseVocab(mc.Vocab)
-	if err != nil {
-		return nil, fmt.Errorf("model: %v", err)
-	}
-	b := &hfBuilder{vocab: vocab}
+	b := &hfBuilder{}
 	if b.model, err = b.buildModel(mc); err != nil {
 		return nil, fmt.Errorf("model: %v", err)
 	}
@@ -201,9 +197,11 @@ func parseVocab(raw json.RawMessage) (map[string]int32, error) {
 	if len(vocab) == 0 {
 		return nil, fmt.Errorf("vocab is empty")
 	}
+	// ids index dense tables: a few holes are fine, a sparse vocabulary is not
+	limit := 2*int64(len(vocab)) + 256
 	for s, id := range vocab {
-		if id < 0 || id >= 1<<30 {
-			return nil, fmt.Errorf("vocab: token %q has id %d out of range", s, id)
+		if id < 0 || int64(id) >= limit {
+			return nil, fmt.Errorf("vocab: token %q has id %d, out of range for %d tokens", s, id, len(vocab))
 		}
 	}
 	return vocab, nil
@@ -224,6 +222,13 @@ func (b *hfBuilder) buildModel(c hfComponent) (wordModel, error) {
 		case c.MaxInputCharsPerWord != nil:
 			typ = "WordPiece"
 		}
+	}
+	if typ != "BPE" && typ != "WordPiece" {
+		return nil, fmt.Errorf("unsupported model type %q (want BPE or WordPiece)", c.Type)
+	}
+	var err error
+	if b.vocab, err = parseVocab(c.Vocab); err != nil {
+		return nil, err
 	}
 	switch typ {
 	case "BPE":
@@ -246,7 +251,7 @@ func (b *hfBuilder) buildModel(c hfComponent) (wordModel, error) {
 			h.unk = id
 		}
 		return h, nil
-	case "WordPiece":
+	default: // WordPiece
 		unk := deref(c.UnkToken, "[UNK]")
 		id, ok := b.vocab[unk]
 		if !ok {
@@ -258,7 +263,6 @@ func (b *hfBuilder) buildModel(c hfComponent) (wordModel, error) {
 		}
 		return &wordPiece{vocab: b.vocab, prefix: deref(c.ContinuingSubwordPrefix, "##"), maxChars: maxChars, unk: id}, nil
 	}
-	return nil, fmt.Errorf("unsupported model type %q (want BPE or WordPiece)", c.Type)
 }
 
 // parseMerges reads BPE merges: ["a b", ...] or [["a", "b"], ...].

@@ -4,6 +4,11 @@
 // deepseek-coder, gpt-2, default) and SentencePiece-style BPE with byte
 // fallback (Llama 2, CodeLlama). Ids equal llama.cpp's for valid UTF-8;
 // decoding inverts encoding exactly, invalid UTF-8 included.
+//
+// It also loads Hugging Face tokenizers (FromJSON, FromHFDir: tokenizer.json,
+// vocab.json + merges.txt, vocab.txt) into the same Tokenizer, with ids equal
+// to the tokenizers package's; EncodeForModel and EncodeBatch give encoder
+// models their input (template special tokens, truncation, padding masks).
 package tokenizer
 
 import (
@@ -116,9 +121,11 @@ func New(v Vocab) (*Tokenizer, error) {
 }
 
 // Encode returns the token ids of text, with the model's BOS (and EOS)
-// when addSpecial is set and its metadata asks for them. Text that spells
-// a control token ("<|im_end|>") is encoded as ordinary text; user-defined
-// tokens are matched verbatim, as llama.cpp does.
+// when addSpecial is set and its metadata asks for them (a Hugging Face
+// tokenizer: its post-processor's template, e.g. [CLS] … [SEP]). Text that
+// spells a control token ("<|im_end|>", a special added token) is encoded
+// as ordinary text; user-defined (non-special added) tokens are matched
+// verbatim, as llama.cpp and tokenizers do.
 func (t *Tokenizer) Encode(text string, addSpecial bool) []int32 {
 	return t.encode(text, addSpecial, false)
 }
@@ -259,7 +266,9 @@ func (t *Tokenizer) TokenText(id int32) string {
 }
 
 // Piece returns the bytes token id stands for in decoded text (possibly
-// part of a UTF-8 sequence); "" for special and invalid ids.
+// part of a UTF-8 sequence); "" for special and invalid ids. For a Hugging
+// Face tokenizer it is what the decoder chain makes of the token after
+// other tokens (WordPiece: "##ing" is "ing", "run" is " run").
 func (t *Tokenizer) Piece(id int32) string {
 	if !t.valid(id) || t.IsSpecial(id) {
 		return ""
