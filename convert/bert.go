@@ -89,7 +89,9 @@ func convertEncoder(w *writer, family string) error {
 		func() error {
 			return w.put("position_embd.weight", pos[skip*h:], []int64{int64(nPos - skip), H}, table)
 		},
-		func() error { return w.copy("token_types.weight", e+"token_type_embeddings.weight", table, int64(nTypes), H) },
+		func() error {
+			return w.copy("token_types.weight", e+"token_type_embeddings.weight", table, int64(nTypes), H)
+		},
 		func() error { return w.copy("token_embd_norm.weight", e+"LayerNorm.weight", vector, H) },
 		func() error { return w.copy("token_embd_norm.bias", e+"LayerNorm.bias", vector, H) },
 	}

@@ -26,8 +26,8 @@ type checkpoint struct {
 // openCheckpoint reads config.json and the safetensors weights of dir: the
 // shards listed by model.safetensors.index.json when present, otherwise
 // every *.safetensors file of the folder.
-func openCheckpoint(dir string) (c *checkpoint, err error) {
-	c = &checkpoint{dir: dir, where: map[string]int{}, used: map[string]bool{}}
+func openCheckpoint(dir string) (_ *checkpoint, err error) {
+	c := &checkpoint{dir: dir, where: map[string]int{}, used: map[string]bool{}}
 	raw, err := os.ReadFile(filepath.Join(dir, "config.json"))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

@@ -29,11 +29,11 @@ const (
 // preTokenizers maps the canonical form of a tokenizer.json pre_tokenizer
 // (see preSignature) to llama.cpp's name for it.
 var preTokenizers = map[string]string{
-	"ByteLevel(regex)":                   "gpt-2",
+	"ByteLevel(regex)":                    "gpt-2",
 	"Digits(individual) ByteLevel(regex)": "smollm", // StarCoder, SmolLM
 	"Split(" + `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+` + ") ByteLevel":      "qwen2",
 	"Split(" + `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+` + ") ByteLevel": "llama-bpe",
-	"Split([\r\n]) Split(" + `\s?\p{L}+` + ") Split(" + `\s?\p{P}+` + ") Split([一-龥ࠀ-一가-퟿]+) Digits(individual) ByteLevel": "deepseek-coder",
+	"Split([\r\n]) Split(" + `\s?\p{L}+` + ") Split(" + `\s?\p{P}+` + ") Split([一-龥ࠀ-一가-퟿]+) Digits(individual) ByteLevel":                           "deepseek-coder",
 }
 
 // hfPre is the part of a pre-tokenizer component the signature reads.

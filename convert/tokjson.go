@@ -26,13 +26,13 @@ import (
 
 // hfTokenConfig is what tokenizer_config.json says about special tokens.
 type hfTokenConfig struct {
-	DoLowerCase          *bool             `json:"do_lower_case"`
-	TokenizeChineseChars *bool             `json:"tokenize_chinese_chars"`
-	StripAccents         *bool             `json:"strip_accents"`
-	AddPrefixSpace       *bool             `json:"add_prefix_space"`
-	AddBOSToken          *bool             `json:"add_bos_token"`
-	AddEOSToken          *bool             `json:"add_eos_token"`
-	Tokens               map[string]any    `json:"-"`
+	DoLowerCase          *bool              `json:"do_lower_case"`
+	TokenizeChineseChars *bool              `json:"tokenize_chinese_chars"`
+	StripAccents         *bool              `json:"strip_accents"`
+	AddPrefixSpace       *bool              `json:"add_prefix_space"`
+	AddBOSToken          *bool              `json:"add_bos_token"`
+	AddEOSToken          *bool              `json:"add_eos_token"`
+	Tokens               map[string]any     `json:"-"`
 	AddedTokensDecoder   map[string]hfAdded `json:"added_tokens_decoder"`
 }
 
