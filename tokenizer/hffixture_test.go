@@ -178,7 +178,7 @@ func pyJSONString(s string) string {
 // hfTokenizers returns the tokenizers to check against the fixture of a
 // Hugging Face tokenizer, by how they were loaded; skips (or fails under
 // the ACTOR_REQUIRE_* variable) when a needed file is absent.
-func hfTokenizers(t *testing.T, name, wantSHA string) map[string]*Tokenizer {
+func hfTokenizers(t testing.TB, name, wantSHA string) map[string]*Tokenizer {
 	t.Helper()
 	switch name {
 	case "minilm":

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -175,5 +176,36 @@ func TestHFHash(t *testing.T) {
 	c, _ := ParseJSON([]byte(strings.Replace(bertJSON, `"max_input_chars_per_word": 9`, `"max_input_chars_per_word": 10`, 1)), "c")
 	if a.Hash() != b.Hash() || a.Hash() == c.Hash() || len(a.Hash()) != 64 {
 		t.Errorf("hashes %s %s %s", a.Hash(), b.Hash(), c.Hash())
+	}
+}
+
+// TestHFConcurrentEncode encodes from several goroutines at once (shared
+// word cache, pools, regexes) and requires the sequential results.
+func TestHFConcurrentEncode(t *testing.T) {
+	tok := committedJSON(t, "minilm-tokenizer.json.gz", "")
+	texts := []string{"def f(x):\n    return x", "Hello, WORLD! naïve café", "日本語 text 123", strings.Repeat("ab cd ", 50)}
+	want := make([][]int32, len(texts))
+	for i, s := range texts {
+		want[i] = tok.EncodeForModel(s, 64)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range 200 {
+				i := (g + k) % len(texts)
+				if got := tok.EncodeForModel(texts[i], 64); !slices.Equal(got, want[i]) {
+					errs <- texts[i]
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for s := range errs {
+		t.Errorf("%q: concurrent result differs", s)
 	}
 }

@@ -97,11 +97,12 @@ func (f literalFinder) find(s string, out []mark) []mark {
 // match ended is skipped and the search moves on by one character.
 type regexFinder struct{ re *regexp2.Regexp }
 
-// compileHFRegex compiles a tokenizer.json regex for regexp2, whose syntax
-// and backtracking semantics agree with Oniguruma's for the patterns
-// tokenizers use.
+// compileHFRegex compiles a tokenizer.json regex, written for Oniguruma
+// (Ruby syntax), for regexp2 (.NET syntax): their backtracking semantics
+// agree; ^ and $ are line anchors in Ruby (Multiline in .NET), Ruby's (?m)
+// is .NET's (?s), and \w and \h are rewritten by onigToNET.
 func compileHFRegex(pattern string) (regexFinder, error) {
-	re, err := regexp2.Compile(onigClasses(pattern), regexp2.None, regexp2.OptionMaxBacktrackingStackSize(-1))
+	re, err := regexp2.Compile(onigToNET(pattern), regexp2.Multiline, regexp2.OptionMaxBacktrackingStackSize(-1))
 	if err != nil {
 		return regexFinder{}, fmt.Errorf("regex %q: %v", pattern, err)
 	}
@@ -119,14 +120,26 @@ const (
 	onigNWordBare = "[^" + onigWord + "²³¹¼-¾]"
 )
 
-// onigClasses rewrites \w and \W (and \h, Oniguruma's hex digit) into
-// explicit classes with Oniguruma's meaning; \d and \s already agree.
-func onigClasses(p string) string {
+// onigToNET rewrites \w and \W (and \h, Oniguruma's hex digit) into
+// explicit classes with Oniguruma's meaning (\d and \s already agree), and
+// the m of inline options ((?m:...), dot matches newline) into .NET's s.
+func onigToNET(p string) string {
 	var sb strings.Builder
 	inClass := false
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		switch {
+		case c == '(' && !inClass && strings.HasPrefix(p[i:], "(?"):
+			sb.WriteString("(?")
+			for i += 2; i < len(p) && (p[i] == '-' || 'a' <= p[i] && p[i] <= 'z'); i++ {
+				if p[i] == 'm' {
+					sb.WriteByte('s')
+				} else {
+					sb.WriteByte(p[i])
+				}
+			}
+			i--
+			continue
 		case c == '\\' && i+1 < len(p):
 			i++
 			switch e := p[i]; {

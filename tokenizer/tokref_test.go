@@ -135,7 +135,7 @@ func modelFile(t testing.TB, env, name, require string) string {
 }
 
 // fileSHA256 returns the hex sha256 of a file's contents.
-func fileSHA256(t *testing.T, path string) string {
+func fileSHA256(t testing.TB, path string) string {
 	t.Helper()
 	fh, err := os.Open(path)
 	if err != nil {

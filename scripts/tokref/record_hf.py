@@ -34,6 +34,12 @@ Fixtures written to tokenizer/testdata/:
       normalizer, pre-tokenizer, model option, post-processor, decoder and
       added-token flag the Go loader implements.
 
+Needs: pip install tokenizers==0.23.3 transformers==5.24.0 gguf==0.19.0 (from
+PyPI only; no model hub), the pulled models and scripts/fetch-vocab.sh's
+files. A run rewrites the fixtures byte for byte as long as the versions
+and the stdlib are the same (the synthetic tokenizers are retrained, so
+hf-cases.json.gz may change, consistently).
+
 Usage:
   python3 scripts/tokref/record_hf.py [--hf-dir DIR] [--only NAME,...] [--make-only]
 
@@ -188,7 +194,7 @@ CASES = [
     "Ǆǅǆ ΣΑΣ ſ Kelvin\u212a e\u0301 \u1e9e", "a" * 130, "=" * 300, " " * 70 + "x", "snake_case_name __dunder__",
     "<|im_start|>user\nhi<|im_end|>\n", "[CLS] a [SEP] b [MASK] [UNK] [PAD]", "<s> </s> <pad> <mask> <unk> x<mask>y",
     "<S>Special SPECIAL special word words sword <l> <r> <lr> <l <r x<l>y x<r>y  <lr>  end",
-    "a,b.c;d:e  f_g_h", "aeiou bcd aaxee", "x-y-z -- x", "▁ leading marker ▁▁x", "<0x41> <0xFF>", "Ġ Ċ ĉ",
+    "a,b.c;d:e  f_g_h", "aeiou bcd aaxee", "x /* a\n b */ y\n  def Def\n\t", "² ³ ¹ ¼ ½ ¾ ª µ º", "x-y-z -- x", "▁ leading marker ▁▁x", "<0x41> <0xFF>", "Ġ Ċ ĉ",
     "```python\nprint('hi')\n```", "\t\t\tindented\r\n\r\nwindows\r\n", "$x+y<=z^w`q|r~", "¿qué? ¡sí! «quote» “curly”",
 ]
 
@@ -274,6 +280,8 @@ def synthetic(files):
     out["bl-split-mnext"] = with_parts(bl, pre=bl_last(S("_", "merged_with_next")), decoder=bld)
     out["bl-split-contig"] = with_parts(bl, pre=bl_last(S(Regex(r"[aeiou]"), "contiguous")), decoder=bld)
     out["bl-split-invert"] = with_parts(bl, pre=bl_last(S(Regex(r"\w+"), "removed", invert=True)), decoder=bld)
+    out["bl-split-anchors"] = with_parts(bl, pre=bl_last(S(Regex(r"^\s+|\s+$|(?m:/\*.*?\*/)|(?i:DEF)\b"), "removed")),
+                                         decoder=bld)
     out["bl-split-empty"] = with_parts(bl, pre=bl_last(S(Regex(r"x*"), "merged_with_previous")), decoder=bld)
     out["bl-digits-punct"] = with_parts(bl, pre=bl_last(pre_tokenizers.Digits(individual_digits=False),
                                                         pre_tokenizers.Punctuation("merged_with_next"),
