@@ -292,7 +292,9 @@ func (t *Tokenizer) IsWhitespace(id int32) bool {
 }
 
 // Hash returns a stable hex digest of the vocabulary, merges, scores and
-// special-token settings: two tokenizers with the same hash encode alike.
+// special-token settings (for a Hugging Face tokenizer: of its
+// tokenizer.json or vocabulary files and configuration): two tokenizers
+// with the same hash encode alike.
 func (t *Tokenizer) Hash() string { return t.hash }
 
 func (t *Tokenizer) valid(id int32) bool { return id >= 0 && int(id) < len(t.texts) }
