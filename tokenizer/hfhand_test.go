@@ -63,6 +63,9 @@ func TestHFWordPieceByHand(t *testing.T) {
 	if got, want := tok.EncodeForModel("un a a a a", 4), []int32{1, 4, 7, 2}; !slices.Equal(got, want) {
 		t.Errorf("EncodeForModel: got %v, want %v", got, want)
 	}
+	if got, want := tok.EncodeFramed("un a a a a", 5, []int32{1, 10}, []int32{2}), []int32{1, 10, 4, 7, 2}; !slices.Equal(got, want) {
+		t.Errorf("EncodeFramed: got %v, want %v", got, want)
+	}
 	if got := tok.Decode([]int32{1, 4, 5, 6, 8, 7, 2}); got != "unaffable. a" {
 		t.Errorf("Decode: %q", got)
 	}

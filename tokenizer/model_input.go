@@ -34,13 +34,27 @@ func (t *Tokenizer) NumSpecial() int {
 // whole is at most maxLen long (maxLen <= 0: no limit), then the template
 // is applied.
 func (t *Tokenizer) EncodeForModel(text string, maxLen int) []int32 {
+	return t.wrap(t.encodeCut(text, maxLen, t.NumSpecial()))
+}
+
+// EncodeFramed is EncodeForModel with the caller's special tokens around
+// the text in place of the template's, for models with their own layout
+// (UniXcoder's encoder mode: <s> <encoder-only> </s> … </s>); the text's
+// tokens are cut so that the whole is at most maxLen long.
+func (t *Tokenizer) EncodeFramed(text string, maxLen int, before, after []int32) []int32 {
+	ids := t.encodeCut(text, maxLen, len(before)+len(after))
+	out := make([]int32, 0, len(before)+len(ids)+len(after))
+	return append(append(append(out, before...), ids...), after...)
+}
+
+// encodeCut returns the ids of text (special-token texts matched) cut to
+// leave room for n special tokens within maxLen (maxLen <= 0: no limit).
+func (t *Tokenizer) encodeCut(text string, maxLen, n int) []int32 {
 	ids := t.EncodeSpecial(text, false)
-	if maxLen > 0 {
-		if keep := max(maxLen-t.NumSpecial(), 0); len(ids) > keep {
-			ids = ids[:keep]
-		}
+	if keep := max(maxLen-n, 0); maxLen > 0 && len(ids) > keep {
+		ids = ids[:keep]
 	}
-	return t.wrap(ids)
+	return ids
 }
 
 // Batch is a right-padded batch of encoder inputs.
