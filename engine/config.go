@@ -183,8 +183,13 @@ func (c Config) checkTensors(f *gguf.File) error {
 }
 
 // params converts the configuration to the backend's parameters.
-func (c Config) params() ggml.Params {
+func (c Config) params(f *gguf.File) ggml.Params {
+	types := make(map[string]uint32, len(f.Tensors))
+	for _, t := range f.Tensors {
+		types[t.Name] = uint32(t.Type)
+	}
 	return ggml.Params{
+		Types:  types,
 		Layers: c.Layers, Embed: c.Embed, Heads: c.Heads, KVHeads: c.KVHeads,
 		HeadDim: c.HeadDim, RopeDim: c.RopeDim, Vocab: c.Vocab, Eps: float32(c.Eps),
 		RopeBase: float32(c.RopeBase), RopeFreqScale: float32(1 / c.RopeLinearFactor),

@@ -82,7 +82,7 @@ func Load(path string, opts Options) (*Model, error) {
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = DefaultBatchSize
 	}
-	net, err := ggml.Load(path, cfg.params(), ggml.Options{Threads: opts.Threads, FlashAttention: opts.FlashAttention})
+	net, err := ggml.Load(path, cfg.params(f), ggml.Options{Threads: opts.Threads, FlashAttention: opts.FlashAttention})
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}

@@ -2,6 +2,7 @@ package ggml
 
 import (
 	"math"
+	"strconv"
 	"testing"
 
 	fsggml "github.com/ollama/ollama/fs/ggml"
@@ -163,6 +164,47 @@ func TestForwardErrors(t *testing.T) {
 	} {
 		if _, err := m.Forward(c, b); err == nil {
 			t.Errorf("batch %+v: no error", b)
+		}
+	}
+}
+
+// TestRepack compares a Q4_K model whose matrices were moved to ggml's
+// repacked layout (when this binary can: -DGGML_USE_CPU_REPACK) with the
+// same file kept in its own layout.
+func TestRepack(t *testing.T) {
+	path := randomModel(t, wide, 512, fsggml.TensorTypeQ4_K, 1, false)
+	p := wide
+	p.Types = map[string]uint32{}
+	for i := range wide.Layers {
+		for _, n := range []string{"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"} {
+			p.Types["blk."+strconv.Itoa(i)+"."+n+".weight"] = uint32(fsggml.TensorTypeQ4_K)
+		}
+	}
+	p.Types["output.weight"] = uint32(fsggml.TensorTypeQ4_K)
+	load := func(noRepack bool) *Model {
+		m, err := Load(path, p, Options{Threads: 1, NoRepack: noRepack})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(m.Close)
+		return m
+	}
+	plain, packed := load(true), load(false)
+	if want := 7*wide.Layers + 1; RepackAvailable() != (packed.Repacked() == want) || plain.Repacked() != 0 {
+		t.Fatalf("repack available %v: %d matrices repacked, want %d", RepackAvailable(), packed.Repacked(), want)
+	}
+	all := make([]int, len(tokens))
+	for i := range all {
+		all[i] = i
+	}
+	for _, n := range []int{1, len(tokens)} { // one row (gemv) and a batch (gemm)
+		b := Batch{Tokens: tokens[:n], Outputs: all[:n], Logits: true}
+		want := run(t, plain, newCache(t, plain, CacheF32), b).Logits
+		got := run(t, packed, newCache(t, packed, CacheF32), b).Logits
+		if d := maxDiff(got, want); d > 1e-3 {
+			t.Errorf("%d rows: repacked logits differ by %.2e", n, d)
+		} else {
+			t.Logf("%d rows: repacked logits within %.1e (%d matrices repacked)", n, d, packed.Repacked())
 		}
 	}
 }

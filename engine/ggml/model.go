@@ -39,6 +39,9 @@ type Params struct {
 	RopeNeoX bool
 	// QKVBias adds blk.N.attn_{q,k,v}.bias after the projections (Qwen2).
 	QKVBias bool
+	// Types maps each tensor name to its ggml type id (the GGUF tensor
+	// directory), to choose the matrices worth repacking.
+	Types map[string]uint32
 }
 
 type layer struct {
@@ -56,6 +59,9 @@ type Options struct {
 	// two matrix products around a softmax, as llama.cpp does by default.
 	// Layers whose probabilities are read always use the explicit form.
 	FlashAttention bool
+	// NoRepack keeps every weight in the file's layout even when the
+	// binary can repack (see RepackAvailable).
+	NoRepack bool
 }
 
 // Model holds the weights of one decoder in memory (copied from the file,
@@ -68,6 +74,8 @@ type Model struct {
 	outNorm ml.Tensor
 	output  ml.Tensor
 	layers  []layer
+	// repacked holds matrices moved to ggml's interleaved layout, or nil
+	repacked *repackedWeights
 }
 
 // Load reads the weights of the GGUF file at path into memory. The file must
@@ -91,6 +99,9 @@ func Load(path string, p Params, o Options) (m *Model, err error) {
 	if err := b.Load(context.Background(), nil); err != nil {
 		b.Close()
 		return nil, fmt.Errorf("%s: reading weights: %w", path, err)
+	}
+	if !o.NoRepack {
+		m.repack(p.Types)
 	}
 	return m, nil
 }
@@ -138,7 +149,17 @@ func (m *Model) Close() {
 	if m.b != nil {
 		m.b.Close()
 		m.b = nil
+		m.repacked.free()
+		m.repacked = nil
 	}
+}
+
+// Repacked is the number of weight matrices held in ggml's repacked layout.
+func (m *Model) Repacked() int {
+	if m.repacked == nil {
+		return 0
+	}
+	return m.repacked.n
 }
 
 // recoverErr turns a panic of the backend (out of memory, failed compute)
