@@ -106,3 +106,8 @@ func (m *Model) Close() {
 		m.net = nil
 	}
 }
+
+// RepackedMatrices is the number of weight matrices moved to ggml's
+// interleaved CPU layout at load (0 unless the binary was built with
+// -DGGML_USE_CPU_REPACK and the file has Q4_0, Q4_K or IQ4_NL matrices).
+func (m *Model) RepackedMatrices() int { return m.net.Repacked() }

@@ -1,15 +1,20 @@
 #!/bin/sh
-# Engine speed, actor vs llama.cpp (llama-cpp-python) on the same GGUF files,
-# interleaved run by run. Usage:
+# Engine speed: actor vs llama.cpp (llama-cpp-python) on the same GGUF files,
+# interleaved run by run so each repetition sees the same machine load.
 #   scripts/bench/engine.sh [REPS] [MODEL...]
 # MODEL defaults to the pulled smollm2-135m and qwen2.5-coder-1.5b files.
-# Writes bin/bench-engine.jsonl and prints the Markdown table (BENCHMARKS.md).
+# Two actor builds are measured: the project's flags (make build) and the
+# same plus OpenMP and ggml's CPU weight repacking (see BENCHMARKS.md; the
+# first build with those flags compiles ggml again, a few minutes).
+# Results go to bin/bench-engine.jsonl; the Markdown table to stdout.
 set -eu
 cd "$(dirname "$0")/../.."
 REPS=${1:-3}
 [ $# -gt 0 ] && shift
-export CGO_CFLAGS="-O3 -mavx2 -mfma -mf16c" CGO_CXXFLAGS="-O3 -mavx2 -mfma -mf16c"
-go build -o bin/enginebench ./scripts/bench/enginebench
+SIMD="-O3 -mavx2 -mfma -mf16c"
+FAST="$SIMD -fopenmp -DGGML_USE_OPENMP -DGGML_USE_CPU_REPACK"
+CGO_CFLAGS="$SIMD" CGO_CXXFLAGS="$SIMD" go build -o bin/enginebench ./scripts/bench/enginebench
+CGO_CFLAGS="$FAST" CGO_CXXFLAGS="$FAST" CGO_LDFLAGS="-fopenmp" go build -o bin/enginebench-fast ./scripts/bench/enginebench
 if [ $# -eq 0 ]; then
 	dir=${ACTOR_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/actor}/models
 	set -- "$dir/smollm2-135m.gguf" "$dir/qwen2.5-coder-1.5b.gguf"
@@ -19,9 +24,10 @@ out=bin/bench-engine.jsonl
 for model in "$@"; do
 	for threads in 1 2; do
 		for rep in $(seq "$REPS"); do
-			echo "$(basename "$model") threads=$threads rep=$rep" >&2
-			bin/enginebench --model "$model" --threads "$threads" >>"$out"
+			echo "$(date +%T) $(basename "$model") threads=$threads rep=$rep load: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+			bin/enginebench --model "$model" --threads "$threads" 2>/dev/null >>"$out"
 			python3 scripts/bench/llamacpp_bench.py --model "$model" --threads "$threads" >>"$out"
+			bin/enginebench-fast --model "$model" --threads "$threads" 2>/dev/null >>"$out"
 		done
 	done
 done

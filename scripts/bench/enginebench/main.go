@@ -26,6 +26,7 @@ type result struct {
 	Model        string  `json:"model"`
 	Threads      int     `json:"threads"`
 	Flash        bool    `json:"flash_attn"`
+	Repacked     int     `json:"repacked_matrices"`
 	PromptTokens int     `json:"prompt_tokens"`
 	DecodeTokens int     `json:"decode_tokens"`
 	PrefillTPS   float64 `json:"prefill_tps"`
@@ -73,7 +74,11 @@ func run(path string, threads, nPrompt, nDecode int, flash, f32 bool) error {
 		return err
 	}
 	defer m.Close()
-	r := result{Engine: "actor", Model: path, Threads: threads, Flash: flash, PromptTokens: nPrompt, DecodeTokens: nDecode,
+	engineName := "actor"
+	for _, f := range engine.BuildFeatures() {
+		engineName += "+" + f
+	}
+	r := result{Engine: engineName, Model: path, Repacked: m.RepackedMatrices(), Threads: threads, Flash: flash, PromptTokens: nPrompt, DecodeTokens: nDecode,
 		LoadS: time.Since(t0).Seconds()}
 	s, err := m.NewSession()
 	if err != nil {
