@@ -10,6 +10,7 @@
 set -eu
 cd "$(dirname "$0")/../.."
 REPS=${1:-3}
+DECODE=${DECODE:-32} # decoded tokens per run (enginebench decodes them twice: plain, then reading the hidden state)
 [ $# -gt 0 ] && shift
 SIMD="-O3 -mavx2 -mfma -mf16c"
 FAST="$SIMD -fopenmp -DGGML_USE_OPENMP -DGGML_USE_CPU_REPACK"
@@ -25,9 +26,9 @@ for model in "$@"; do
 	for threads in 1 2; do
 		for rep in $(seq "$REPS"); do
 			echo "$(date +%T) $(basename "$model") threads=$threads rep=$rep load: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-			bin/enginebench --model "$model" --threads "$threads" 2>/dev/null >>"$out"
-			python3 scripts/bench/llamacpp_bench.py --model "$model" --threads "$threads" >>"$out"
-			bin/enginebench-fast --model "$model" --threads "$threads" 2>/dev/null >>"$out"
+			bin/enginebench --model "$model" --threads "$threads" --decode "$DECODE" 2>/dev/null >>"$out"
+			python3 scripts/bench/llamacpp_bench.py --model "$model" --threads "$threads" --decode "$DECODE" >>"$out"
+			bin/enginebench-fast --model "$model" --threads "$threads" --decode "$DECODE" 2>/dev/null >>"$out"
 		done
 	done
 done
