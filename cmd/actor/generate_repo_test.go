@@ -73,6 +73,8 @@ func readTraces(t *testing.T, path string) []generate.Trace {
 	return out
 }
 
+// TestGenerateRepoACToR runs without an encoder model (ACTOR_HOME is empty),
+// so retrieval falls back to BM25 whether or not the build has encoders.
 func TestGenerateRepoACToR(t *testing.T) {
 	repo := genRepo(t)
 	trace := filepath.Join(t.TempDir(), "trace.jsonl")
@@ -85,7 +87,7 @@ func TestGenerateRepoACToR(t *testing.T) {
 	if strings.Count(out, "def run(x):\n    \"\"\"Double x.\"\"\"") != 2 || !strings.Contains(out, "# sample 1") {
 		t.Errorf("stdout %q", out)
 	}
-	if !strings.Contains(errOut, "WARNING: this build has no dense encoder yet") || !strings.Contains(errOut, "--- actor+bm25:") ||
+	if !strings.Contains(errOut, "falls back to BM25 retrieval") || !strings.Contains(errOut, "--- actor+bm25:") ||
 		!strings.Contains(errOut, "p(critical) [1.00 1.00 1.00]") {
 		t.Errorf("stderr %q", errOut)
 	}
