@@ -121,7 +121,8 @@ const (
 )
 
 // onigToNET rewrites \w and \W (and \h, Oniguruma's hex digit) into
-// explicit classes with Oniguruma's meaning (\d and \s already agree), and
+// explicit classes with Oniguruma's meaning, \b and \B into lookarounds
+// on them (\d and \s already agree), and
 // the m of inline options ((?m:...), dot matches newline) into .NET's s.
 func onigToNET(p string) string {
 	var sb strings.Builder
@@ -149,6 +150,10 @@ func onigToNET(p string) string {
 				sb.WriteString(onigWordBare)
 			case e == 'W' && !inClass:
 				sb.WriteString(onigNWordBare)
+			case e == 'b' && !inClass:
+				sb.WriteString("(?:(?<=" + onigWordBare + ")(?!" + onigWordBare + ")|(?<!" + onigWordBare + ")(?=" + onigWordBare + "))")
+			case e == 'B' && !inClass:
+				sb.WriteString("(?:(?<=" + onigWordBare + ")(?=" + onigWordBare + ")|(?<!" + onigWordBare + ")(?!" + onigWordBare + "))")
 			case e == 'h' && inClass:
 				sb.WriteString("0-9a-fA-F")
 			case e == 'h':

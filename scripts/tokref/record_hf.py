@@ -199,6 +199,27 @@ CASES = [
 ]
 
 
+def random_cases(n, seed=7):
+    """Random strings from characters and fragments that stress the
+    components (white space kinds, marks, CJK, special-token texts,
+    contractions, anchors); a fixed seed keeps them the same."""
+    import random
+    rnd = random.Random(seed)
+    alphabet = list("abcdeXYZ _-.,;:'\"!?()[]{}<>/\\|#$%^&*+=~`0123456789\t\n\r") + list(
+        "éÉüßİıſKÅ½²Ⅻ①日本語中文한국\u00a0\u3000\u2028\u0085\u200b\u200d\ufeff\u0301\u0903😀👍🏽▁Ġ")
+    frags = ["<s>", "</s>", "[CLS]", "[SEP]", "[MASK]", "<mask>", "<l>", "<r>", "<lr>", "<S>", "word", "Special", "'s",
+             "'ſ", "'LL", "  ", "\n\n", "DEF", "/*", "*/", "x", "##", "<|im_end|>", "<|endoftext|>", "<0x41>"]
+    out = []
+    for _ in range(n):
+        parts = [rnd.choice(frags) if rnd.random() < 0.25 else "".join(rnd.choice(alphabet) for _ in range(rnd.randint(1, 6)))
+                 for _ in range(rnd.randint(0, 12))]
+        out.append(rnd.choice(["", " "]).join(parts))
+    return out
+
+
+CASES += random_cases(100)
+
+
 def corpus(files):
     lines = []
     for _, data in files[:60]:
