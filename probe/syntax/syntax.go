@@ -94,12 +94,25 @@ func collect(c *sitter.TreeCursor, src []byte, leaves []leaf) []leaf {
 			inString = false
 		}
 		if c.GotoFirstChild() {
+			// Inside a string, the text between children (the plain
+			// characters around escape sequences) is in no child: it
+			// becomes literal leaves of its own.
+			gap := func(from, to uint) {
+				if inString && to > from {
+					leaves = append(leaves, leaf{int(from), int(to), Literal})
+				}
+			}
+			prev := n.StartByte()
 			for {
+				child := c.Node()
+				gap(prev, child.StartByte())
 				walk(inString)
+				prev = max(prev, child.EndByte())
 				if !c.GotoNextSibling() {
 					break
 				}
 			}
+			gap(prev, n.EndByte())
 			c.GotoParent()
 			return
 		}

@@ -23,6 +23,9 @@ var cases = []struct {
 	{"\n       ", Whitespace}, {" return", Keyword}, {" self", Identifier}, {".", Delimiter}, {"a", Identifier},
 	{"[", Delimiter}, {"y", Identifier}, {"],", Delimiter}, {" True", Keyword}, {" ==", Operator}, {" ...", Literal},
 	{"\n", Whitespace},
+	// plain text around an escape sequence inside a string
+	{"w", Identifier}, {" =", Operator}, {" '", Literal}, {"it", Literal}, {"\\'", Literal}, {"s", Literal},
+	{" fine", Literal}, {"'", Literal}, {"\n", Whitespace},
 }
 
 func TestSpansHandWorked(t *testing.T) {
