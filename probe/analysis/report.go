@@ -114,7 +114,7 @@ func (r *Result) Markdown() string {
 		p("\n")
 	}
 	ws, unk := r.AllSyntax[syntax.Whitespace], r.AllSyntax[syntax.Unknown]
-	p("\nFiltered out: %d whitespace/newline/indent tokens (%.1f %%), %d tokens without a source span (%.1f %%).\n\n",
+	p("\nFiltered out: %d whitespace/newline/indent tokens (%.1f %%), %d tokens no syntax leaf covers or without a source span (%.1f %%).\n\n",
 		ws, Share(ws, r.Tokens), unk, Share(unk, r.Tokens))
 	p("Paper (DSCoder-1.3B): identifiers and keywords dominate the error-related conditions (Mismatch only,\n" +
 		"Mismatch + Uncertainty); keywords are 7.64× the baseline in Mismatch + Uncertainty and 6.05× in Mismatch only;\n" +
