@@ -10,8 +10,9 @@
 // The tokenizer is the file's own (a tokenizer.json text parsed by package
 // tokenizer). Inputs are cut to the model's trained length, special tokens
 // included, as Hugging Face's tokenizer(text, truncation=True) does. A call
-// sorts its texts by token count and runs them in groups of similar length,
-// so little time goes into padding; results come back in the input order.
+// sorts its texts by token count and packs them without padding (only
+// attention pads, within runs of similar length); results come back in the
+// input order.
 package encoder
 
 import (
@@ -70,13 +71,15 @@ type Options struct {
 	// MaxTokens cuts inputs to this many tokens, special tokens included;
 	// 0 means the model's trained length (256 for all-MiniLM-L6-v2).
 	MaxTokens int
-	// BatchTokens bounds the padded tokens of one forward pass (memory
-	// grows with it); 0 means DefaultBatchTokens.
+	// BatchTokens bounds the tokens of one forward pass (memory grows
+	// with it); 0 means DefaultBatchTokens.
 	BatchTokens int
 }
 
-// DefaultBatchTokens is the default padded-token budget of a forward pass.
-const DefaultBatchTokens = 4096
+// DefaultBatchTokens is the default token budget of a forward pass:
+// large enough for efficient matrix products, small enough that the
+// activations stay in cache.
+const DefaultBatchTokens = 2048
 
 // Encoder is a loaded encoder. It is not safe for concurrent use.
 type Encoder struct {
@@ -249,32 +252,30 @@ func (e *Encoder) EncodeIDs(seqs [][]int32) (retrieve.TokenBatch, error) {
 		out.Seq = max(out.Seq, len(s))
 	}
 	out.Data = make([]float32, len(seqs)*out.Seq*dim)
-	for _, g := range groups(out.Lengths, e.opts.BatchTokens) {
-		b := ggml.EncoderBatch{Rows: len(g), Lens: make([]int, len(g))}
-		for r, i := range g {
+	for _, part := range passes(out.Lengths, e.opts.BatchTokens) {
+		b := ggml.EncoderBatch{Lens: make([]int, len(part))}
+		for r, i := range part {
 			b.Lens[r] = len(seqs[i])
-			b.Width = max(b.Width, len(seqs[i]))
-		}
-		b.IDs = make([]int32, b.Rows*b.Width)
-		for r, i := range g {
-			copy(b.IDs[r*b.Width:], seqs[i])
+			b.IDs = append(b.IDs, seqs[i]...)
 		}
 		h, err := e.net.Forward(b)
 		if err != nil {
 			return retrieve.TokenBatch{}, fmt.Errorf("encoder: %w", err)
 		}
-		for r, i := range g {
+		off := 0
+		for r, i := range part {
 			n := b.Lens[r] * dim
-			copy(out.Data[i*out.Seq*dim:][:n], h[r*b.Width*dim:][:n])
+			copy(out.Data[i*out.Seq*dim:][:n], h[off:off+n])
+			off += n
 		}
 	}
 	return out, nil
 }
 
-// groups splits the sequence indices, sorted by length, into forward
-// passes: a pass holds sequences of similar length (the longest at most
-// 1.25× + 8 the shortest) within a budget of padded tokens.
-func groups(lens []int, budget int) [][]int {
+// passes sorts the sequence indices by length (the backend pads attention
+// only within runs of similar length) and cuts them into forward passes of
+// at most budget tokens (a longer sequence goes alone).
+func passes(lens []int, budget int) [][]int {
 	order := make([]int, len(lens))
 	for i := range order {
 		order[i] = i
@@ -282,15 +283,14 @@ func groups(lens []int, budget int) [][]int {
 	slices.SortStableFunc(order, func(a, b int) int { return lens[a] - lens[b] })
 	var out [][]int
 	var cur []int
+	n := 0
 	for _, i := range order {
-		if len(cur) > 0 {
-			short, long := lens[cur[0]], lens[i]
-			if (len(cur)+1)*long > budget || 4*long > 5*short+32 {
-				out = append(out, cur)
-				cur = nil
-			}
+		if len(cur) > 0 && n+lens[i] > budget {
+			out = append(out, cur)
+			cur, n = nil, 0
 		}
 		cur = append(cur, i)
+		n += lens[i]
 	}
 	if len(cur) > 0 {
 		out = append(out, cur)

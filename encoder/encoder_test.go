@@ -148,23 +148,21 @@ func TestBatchInvariance(t *testing.T) {
 	}
 }
 
-// TestGroups checks the length grouping on hand-worked cases.
-func TestGroups(t *testing.T) {
+// TestPasses checks the cut into forward passes on hand-worked cases.
+func TestPasses(t *testing.T) {
 	cases := []struct {
 		lens   []int
 		budget int
 		want   [][]int
 	}{
 		{[]int{5, 3, 4}, 100, [][]int{{1, 2, 0}}},
-		// 60 > 1.25·10 + 8: a new group
-		{[]int{10, 60, 12}, 1000, [][]int{{0, 2}, {1}}},
-		// budget of 20 padded tokens: 3 rows of 8 do not fit
-		{[]int{8, 8, 8}, 20, [][]int{{0, 1}, {2}}},
+		// sorted 3, 4, 5, 9: 3+4 fit 8, 5 starts a pass, 9 alone
+		{[]int{5, 3, 9, 4}, 8, [][]int{{1, 3}, {0}, {2}}},
 		{nil, 10, nil},
 	}
 	for _, c := range cases {
-		if got := groups(c.lens, c.budget); !slices.EqualFunc(got, c.want, slices.Equal) {
-			t.Errorf("groups(%v, %d) = %v, want %v", c.lens, c.budget, got, c.want)
+		if got := passes(c.lens, c.budget); !slices.EqualFunc(got, c.want, slices.Equal) {
+			t.Errorf("passes(%v, %d) = %v, want %v", c.lens, c.budget, got, c.want)
 		}
 	}
 }
