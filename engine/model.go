@@ -45,8 +45,9 @@ type Options struct {
 // machine busy with other processes fewer threads can be faster.
 func DefaultThreads() int { return min(runtime.NumCPU(), 8) }
 
-// Model is a loaded decoder. Its methods may be called from one goroutine
-// at a time per session; sessions of one model share its weights.
+// Model is a loaded decoder. Sessions of one model share its weights and
+// may be used from different goroutines at the same time (their forward
+// passes then take turns); a single Session is not safe for concurrent use.
 type Model struct {
 	// Config is the model's shape, read from the file.
 	Config Config
