@@ -9,8 +9,8 @@ import (
 )
 
 // Session is one sequence being decoded: a KV cache of fixed capacity and
-// the tokens it holds. A session is not safe for concurrent use; sessions of
-// the same model may be used one after the other from any goroutine.
+// the tokens it holds. A session is not safe for concurrent use; different
+// sessions of one model may run in parallel goroutines.
 type Session struct {
 	// Hidden makes Step and Prefill also return the final hidden state
 	// (Prediction.Hidden). Off by default: it costs one extra copy of
