@@ -67,6 +67,11 @@ func Save(path string, p *Probe) error {
 	if err != nil {
 		return fmt.Errorf("probe file %s: %w", path, err)
 	}
+	if err := tmp.Chmod(0o644); err != nil { // CreateTemp makes it 0600
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return fmt.Errorf("probe file %s: %w", path, err)
+	}
 	if _, err := tmp.Write(b.Bytes()); err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
