@@ -11,20 +11,38 @@ import (
 	"actor/tokenizer"
 )
 
-// Decoder is one model session shared by a generator's samples. It keeps
-// the KV cache between prompts, so a prompt that shares a prefix with the
-// previous sequence (the next sample of the same task, ACToR's rebuilt
-// prompt after a context change) recomputes only what follows the shared
-// prefix (engine.Session.Prefill), and it counts the engine's work.
+// Decoder runs a generator's samples on one model. It keeps the KV caches
+// of recent sequences (a few engine sessions, see Sessions): a prompt that
+// shares a prefix with a cached sequence — the next sample of the same task,
+// ACToR's rebuilt prompt after a context change, or a return to a context
+// used earlier in the sample — recomputes only what follows the shared
+// prefix (engine.Session.Prefill gives the same logits as a fresh prefill).
+// It counts the engine's work.
 type Decoder struct {
-	model  *engine.Model
-	tok    *tokenizer.Tokenizer
-	sess   *engine.Session
-	cached []int32 // the session's tokens, mirrored to count reuse
-	stats  Stats
+	model *engine.Model
+	tok   *tokenizer.Tokenizer
+	// Sessions is the most KV caches kept (0: DefaultSessions); each holds
+	// the model's context length. Set it before the first prompt.
+	Sessions int
+	slots    []*slot
+	cur      *slot // the cache that Step extends
+	clock    int
+	hidden   bool
+	stats    Stats
 	// OnPrefill, when set, is called after every prefill with the
 	// sequence and its prediction; tests compare it with a fresh session.
 	OnPrefill func(seq []int32, p engine.Prediction)
+}
+
+// DefaultSessions is the number of KV caches a Decoder keeps: enough for
+// ACToR to go back and forth between a few contexts within a sample.
+const DefaultSessions = 4
+
+// slot is one engine session and the tokens its cache holds.
+type slot struct {
+	sess   *engine.Session
+	cached []int32
+	used   int // clock of the last use
 }
 
 // Stats is the engine work done through a Decoder.
@@ -33,7 +51,7 @@ type Stats struct {
 	Prefills int `json:"prefills"`
 	Steps    int `json:"steps"`
 	// Evaluated counts the tokens run through the model: the part of each
-	// prefilled sequence after the prefix the cache already held (at
+	// prefilled sequence after the prefix its cache already held (at
 	// least its last token), plus one per step.
 	Evaluated int `json:"evaluated"`
 }
@@ -45,15 +63,20 @@ func (s Stats) minus(o Stats) Stats {
 // NewDecoder opens a session of the model; tok must be the model's own
 // tokenizer.
 func NewDecoder(m *engine.Model, tok *tokenizer.Tokenizer) (*Decoder, error) {
-	s, err := m.NewSession()
-	if err != nil {
+	d := &Decoder{model: m, tok: tok}
+	if _, err := d.newSlot(); err != nil {
 		return nil, err
 	}
-	return &Decoder{model: m, tok: tok, sess: s}, nil
+	return d, nil
 }
 
-// Close frees the session.
-func (d *Decoder) Close() { d.sess.Close() }
+// Close frees the sessions.
+func (d *Decoder) Close() {
+	for _, s := range d.slots {
+		s.sess.Close()
+	}
+	d.slots, d.cur = nil, nil
+}
 
 // Stats returns the work done so far.
 func (d *Decoder) Stats() Stats { return d.stats }
@@ -64,16 +87,63 @@ func (d *Decoder) Tokenizer() *tokenizer.Tokenizer { return d.tok }
 // Model returns the decoder's model.
 func (d *Decoder) Model() *engine.Model { return d.model }
 
-func (d *Decoder) prefill(seq []int32) (engine.Prediction, error) {
-	p, err := d.sess.Prefill(seq)
+func (d *Decoder) newSlot() (*slot, error) {
+	s, err := d.model.NewSession()
 	if err != nil {
-		d.cached = d.sess.Tokens()
+		return nil, err
+	}
+	sl := &slot{sess: s}
+	d.slots = append(d.slots, sl)
+	return sl, nil
+}
+
+// choose returns the cache to prefill seq into and the prefix it shares.
+// The cache sharing the longest prefix is reused, unless it shares less
+// than a quarter of seq: then the sequence goes to a new cache while fewer
+// than Sessions exist (the others stay for a later return), else to the
+// least recently used one.
+func (d *Decoder) choose(seq []int32) (*slot, int) {
+	var best *slot
+	lcp := -1
+	for _, s := range d.slots {
+		if n := commonPrefix(s.cached, seq); n > lcp || n == lcp && s.used > best.used {
+			best, lcp = s, n
+		}
+	}
+	if 4*lcp >= len(seq) || len(best.cached) == 0 {
+		return best, lcp
+	}
+	limit := d.Sessions
+	if limit <= 0 {
+		limit = DefaultSessions
+	}
+	if len(d.slots) < limit {
+		if s, err := d.newSlot(); err == nil {
+			return s, 0
+		}
+	}
+	lru := d.slots[0]
+	for _, s := range d.slots {
+		if s.used < lru.used {
+			lru = s
+		}
+	}
+	return lru, commonPrefix(lru.cached, seq)
+}
+
+func (d *Decoder) prefill(seq []int32) (engine.Prediction, error) {
+	s, lcp := d.choose(seq)
+	d.clock++
+	s.used, d.cur = d.clock, s
+	s.sess.Hidden = d.hidden
+	p, err := s.sess.Prefill(seq)
+	if err != nil {
+		s.cached = s.sess.Tokens()
 		return p, err
 	}
-	keep := min(commonPrefix(d.cached, seq), len(seq)-1)
 	d.stats.Prefills++
-	d.stats.Evaluated += len(seq) - keep
-	d.cached = append(d.cached[:0], seq...)
+	d.stats.Evaluated += len(seq) - min(lcp, len(seq)-1)
+	s.cached = append(s.cached[:0], seq...)
 	if d.OnPrefill != nil {
 		d.OnPrefill(slices.Clone(seq), p)
 	}
@@ -81,13 +151,15 @@ func (d *Decoder) prefill(seq []int32) (engine.Prediction, error) {
 }
 
 func (d *Decoder) step(t int32) (engine.Prediction, error) {
-	p, err := d.sess.Step(t)
+	s := d.cur
+	s.sess.Hidden = d.hidden
+	p, err := s.sess.Step(t)
 	if err != nil {
 		return p, err
 	}
 	d.stats.Steps++
 	d.stats.Evaluated++
-	d.cached = append(d.cached, t)
+	s.cached = append(s.cached, t)
 	return p, nil
 }
 
@@ -143,7 +215,7 @@ func (d *Decoder) run(a *Attempt, prompt string, smp *engine.Sampler, cfg Config
 	if len(ids) == 0 {
 		return "", errors.New("generate: the prompt is empty")
 	}
-	d.sess.Hidden = j != nil && j.hidden()
+	d.hidden = j != nil && j.hidden()
 	a.PromptTokens = len(ids)
 	pred, err := d.prefill(ids)
 	if err != nil {

@@ -42,6 +42,7 @@ type methodFlags struct {
 	name        string
 	fullProbs   bool
 	noHeal      bool
+	kvCaches    int
 }
 
 func (f *methodFlags) register(fs *pflag.FlagSet) {
@@ -58,6 +59,7 @@ func (f *methodFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.maxBlocks, "max-blocks", retrieve.DefaultBudget.MaxBlocks, "most retrieved blocks in a prompt")
 	fs.StringVar(&f.name, "name", "", "method name in predictions and traces (ablations with another probe file)")
 	fs.BoolVar(&f.noHeal, "no-heal", false, "give the model the prompt's final newline instead of leaving it for the model to write (see generate.Config.HealNewline)")
+	fs.IntVar(&f.kvCaches, "kv-caches", generate.DefaultSessions, "KV caches kept for returns to earlier prompts (each holds the model's context)")
 	fs.BoolVar(&f.fullProbs, "full-probs", false, "evaluate every probe member for the trace (slower; the decision is the same)")
 }
 
@@ -84,6 +86,9 @@ func openGenSetup(modelName string, opts engine.Options, f *methodFlags, cfg gen
 	}
 	if f.samples < 1 {
 		return nil, fmt.Errorf("-n %d: want at least one sample", f.samples)
+	}
+	if f.kvCaches < 1 {
+		return nil, fmt.Errorf("--kv-caches %d: want at least one", f.kvCaches)
 	}
 	cfg.Retries, cfg.Budget = f.retries, retrieve.Budget{MaxTokens: f.budget, MaxBlocks: f.maxBlocks}
 	cfg.HealNewline = !f.noHeal
@@ -114,6 +119,7 @@ func (s *genSetup) open() error {
 	if s.dec, err = generate.NewDecoder(s.model, s.tok); err != nil {
 		return err
 	}
+	s.dec.Sessions = s.flags.kvCaches
 	f := s.flags
 	if f.method == generate.MethodACToR && !f.noInference {
 		file := f.probe
