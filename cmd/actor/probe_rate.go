@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -23,6 +24,7 @@ import (
 var probeRateFlags struct {
 	data, probe, model, exclude string
 	limit, maxTokens, threads   int
+	retries                     int
 	ctx                         int
 	temperature                 float64
 	seed                        uint64
@@ -34,7 +36,9 @@ var probeRateCmd = &cobra.Command{
 	Short: "Fraction of generated tokens the probe flags (Algorithm 1's trigger rate, no retrieval)",
 	Long: `Generate each function's body from its signature and docstring (prompt as in
 'actor probe label'), sampling at --temperature and stopping at a line that
-returns to column 0 or after --max-tokens, and judge every generated token as
+returns to column 0 or after --max-tokens (an empty body or a bare "pass" is
+generated again, up to --retries times, as the authors do), and judge every
+token of the kept body as
 Algorithm 1 does: not the first, not whitespace-only, critical iff every member
 gives p(critical) above the probe's threshold. No retrieval happens, so the
 context never changes. --exclude-labels skips the functions of a labels
@@ -46,7 +50,7 @@ directory (the probe's training data).`,
 }
 
 // rateCounts accumulates a rate run.
-type rateCounts struct{ functions, generated, judged, flagged int }
+type rateCounts struct{ functions, generated, judged, flagged, retried int }
 
 func runProbeRate(ctx context.Context, stdout, stderr io.Writer) error {
 	f := &probeRateFlags
@@ -101,25 +105,39 @@ func runProbeRate(ctx context.Context, stdout, stderr io.Writer) error {
 			return err
 		}
 		text, _ := labeler.NoRetrieval(s)
-		if err := rateOne(sess, tok, sampler, p, tok.Encode(text, f.bos), f.maxTokens, &c); err != nil {
-			return fmt.Errorf("probe rate: sample %s: %w", s.ID, err)
+		var one rateCounts
+		for try := 0; try <= f.retries; try++ {
+			one = rateCounts{}
+			body, err := rateOne(sess, tok, sampler, p, tok.Encode(text, f.bos), f.maxTokens, &one)
+			if err != nil {
+				return fmt.Errorf("probe rate: sample %s: %w", s.ID, err)
+			}
+			if b := strings.TrimSpace(body); b != "" && b != "pass" {
+				break
+			}
+			c.retried++
 		}
+		c.functions += one.functions
+		c.generated += one.generated
+		c.judged += one.judged
+		c.flagged += one.flagged
 		_ = bar.Add(1)
 	}
 	_ = bar.Finish()
 	fmt.Fprintln(stderr)
 	fmt.Fprintf(stdout, "%d functions, %d generated tokens (%.1f per function); %d judged (not first, not whitespace); "+
-		"%d flagged = %.2f %% of judged, %.2f per function (threshold %.2f, %d members)\n",
+		"%d flagged = %.2f %% of judged, %.2f per function (threshold %.2f, %d members); %d empty bodies generated again\n",
 		c.functions, c.generated, float64(c.generated)/float64(max(1, c.functions)), c.judged, c.flagged,
-		100*float64(c.flagged)/float64(max(1, c.judged)), float64(c.flagged)/float64(max(1, c.functions)), p.Threshold, len(p.Members))
+		100*float64(c.flagged)/float64(max(1, c.judged)), float64(c.flagged)/float64(max(1, c.functions)), p.Threshold, len(p.Members), c.retried)
 	return nil
 }
 
-// rateOne generates one body and counts the probe's decisions.
-func rateOne(sess *engine.Session, tok *tokenizer.Tokenizer, sampler *engine.Sampler, p *probe.Probe, prompt []int32, maxTokens int, c *rateCounts) error {
+// rateOne generates one body, counts the probe's decisions and returns the
+// body's text up to the stop.
+func rateOne(sess *engine.Session, tok *tokenizer.Tokenizer, sampler *engine.Sampler, p *probe.Probe, prompt []int32, maxTokens int, c *rateCounts) (string, error) {
 	pred, err := sess.Prefill(prompt) // reuses the cached common prefix
 	if err != nil {
-		return err
+		return "", err
 	}
 	c.functions++
 	var out []byte
@@ -137,32 +155,33 @@ func rateOne(sess *engine.Session, tok *tokenizer.Tokenizer, sampler *engine.Sam
 		}
 		from := max(0, len(out)-1)
 		out = append(out, tok.Piece(id)...)
-		if returnsToColumnZero(out[from:]) {
-			break
+		if i := stopAt(out[from:]); i >= 0 {
+			return string(out[:from+i]), nil
 		}
 		if pred, err = sess.Step(id); err != nil {
 			if errors.Is(err, engine.ErrContextFull) {
 				break
 			}
-			return err
+			return "", err
 		}
 	}
-	return nil
+	return string(out), nil
 }
 
-// returnsToColumnZero reports whether b holds a newline followed by a
-// non-whitespace byte (REFERENCE.md §4's stop rule \n[^\s]).
-func returnsToColumnZero(b []byte) bool {
+// stopAt returns the index just after the first newline of b that is
+// followed by a non-whitespace byte (REFERENCE.md §4's stop rule \n[^\s]:
+// the text is cut there), or −1.
+func stopAt(b []byte) int {
 	for i := 0; i+1 < len(b); i++ {
 		if b[i] == '\n' {
 			switch b[i+1] {
 			case ' ', '\t', '\n', '\r', '\f', '\v':
 			default:
-				return true
+				return i + 1
 			}
 		}
 	}
-	return false
+	return -1
 }
 
 // withoutLabelled drops the functions a labels directory already holds
@@ -200,5 +219,6 @@ func init() {
 	f.IntVar(&rf.threads, "threads", 0, "CPU threads for ggml (0: number of CPUs, at most 8)")
 	f.IntVar(&rf.ctx, "ctx", 0, "context length (0: the engine's default)")
 	f.BoolVar(&rf.bos, "bos", false, "encode the prompt with the model's BOS token")
+	f.IntVar(&rf.retries, "retries", 5, "generate an empty or 'pass' body again up to this many times")
 	probeCmd.AddCommand(probeRateCmd)
 }
