@@ -385,18 +385,27 @@ func printSummary(w io.Writer, method string, s *generate.Sample) {
 	}
 	fmt.Fprintf(w, "; %d judged, %d critical (retrieval triggered), %d changed the context\n", s.Trace.Judged, s.Triggers, s.ContextChanges)
 	for _, a := range s.Trace.Attempts {
-		pos := 0
-		for _, ev := range a.Events {
-			if ev.Critical {
-				what := "context kept"
-				if ev.Changed {
-					what = fmt.Sprintf("context changed to %s; %q dropped, re-decoded as %q", blockList(ev.After), ev.Dropped.Text, ev.Text)
-				}
-				fmt.Fprintf(w, "    token %d %q: p(critical) %s -> %s\n", pos, critText(ev), probList(ev.P), what)
+		if len(s.Trace.Attempts) > 1 {
+			fmt.Fprintf(w, "  %s attempt %d (%d tokens, stop: %s)%s\n", a.Stage, a.Attempt, a.Tokens, a.Stop, retryNote(a.Retry))
+		}
+		for pos, ev := range a.Events {
+			if !ev.Critical {
+				continue
 			}
-			pos++
+			what := "context kept"
+			if ev.Changed {
+				what = fmt.Sprintf("context changed (%s); %q dropped, re-decoded as %q", blockDiff(ev.Before, ev.After), ev.Dropped.Text, ev.Text)
+			}
+			fmt.Fprintf(w, "    token %d %q: p(critical) %s -> %s\n", pos, critText(ev), probList(ev.P), what)
 		}
 	}
+}
+
+func retryNote(r string) string {
+	if r == "" {
+		return ""
+	}
+	return ", generated again: " + r
 }
 
 func critText(ev generate.TokenEvent) string {
@@ -414,15 +423,33 @@ func probList(ps []float32) string {
 	return "[" + strings.Join(parts, " ") + "]"
 }
 
-func blockList(bs []generate.Block) string {
-	parts := make([]string, len(bs))
-	for i, b := range bs {
-		parts[i] = fmt.Sprintf("%s:%d-%d", b.Path, b.Start, b.End)
+// blockDiff describes how a context changed: the blocks it gained and
+// lost, or that the same blocks were reordered.
+func blockDiff(before, after []generate.Block) string {
+	name := func(b generate.Block) string { return fmt.Sprintf("%s:%d-%d", b.Path, b.Start, b.End) }
+	in := func(b generate.Block, list []generate.Block) bool {
+		for _, x := range list {
+			if x.Path == b.Path && x.Start == b.Start && x.End == b.End {
+				return true
+			}
+		}
+		return false
+	}
+	var parts []string
+	for _, b := range after {
+		if !in(b, before) {
+			parts = append(parts, "+"+name(b))
+		}
+	}
+	for _, b := range before {
+		if !in(b, after) {
+			parts = append(parts, "-"+name(b))
+		}
 	}
 	if len(parts) == 0 {
-		return "(no blocks)"
+		return "same blocks, new order"
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, " ")
 }
 
 func slicesContains(list []string, s string) bool {

@@ -157,3 +157,20 @@ func TestGenerateRepoBadInput(t *testing.T) {
 		})
 	}
 }
+
+func TestBlockDiff(t *testing.T) {
+	a, b, c := generate.Block{Path: "a.py", Start: 1, End: 5}, generate.Block{Path: "b.py", Start: 2, End: 9}, generate.Block{Path: "a.py", Start: 6, End: 8}
+	for _, tc := range []struct {
+		before, after []generate.Block
+		want          string
+	}{
+		{[]generate.Block{a, b}, []generate.Block{b, a}, "same blocks, new order"},
+		{[]generate.Block{a, b}, []generate.Block{a, c}, "+a.py:6-8 -b.py:2-9"},
+		{nil, []generate.Block{a}, "+a.py:1-5"},
+		{[]generate.Block{a, b}, []generate.Block{a}, "-b.py:2-9"},
+	} {
+		if got := blockDiff(tc.before, tc.after); got != tc.want {
+			t.Errorf("blockDiff(%v, %v) = %q, want %q", tc.before, tc.after, got, tc.want)
+		}
+	}
+}
