@@ -48,7 +48,7 @@ func TestIndexSearchPromptCommands(t *testing.T) {
 		t.Fatalf("search --json: %v %q", err, out)
 	}
 	_, errOut, code = runActor(t, "search", repo, "x", "--method", "dense")
-	if code == 0 || !strings.Contains(errOut, "dense retrieval needs an encoder model") {
+	if code == 0 || !strings.Contains(errOut, "dense retrieval needs --encoder MODEL") {
 		t.Errorf("dense without encoder: %d %q", code, errOut)
 	}
 	out, errOut, code = runActor(t, "prompt", repo, "--file", "pkg/main.py", "--line", "6", "--model", tinyModel)
