@@ -10,7 +10,6 @@ import (
 
 	"actor/engine"
 	"actor/models"
-	"actor/tokenizer"
 
 	"github.com/spf13/cobra"
 )
@@ -72,19 +71,11 @@ func runGenerate(stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("generate: prompt file: %w", err)
 	}
-	path, err := models.Resolve(f.model)
-	if err != nil {
-		return err
-	}
-	m, err := engine.Load(path, engine.Options{ContextLength: f.ctx, Threads: f.threads, F32Cache: f.f32Cache, FlashAttention: f.flashAttn})
+	m, tok, err := openModel(f.model, engine.Options{ContextLength: f.ctx, Threads: f.threads, F32Cache: f.f32Cache, FlashAttention: f.flashAttn})
 	if err != nil {
 		return err
 	}
 	defer m.Close()
-	tok, err := tokenizer.FromGGUF(m.GGUF())
-	if err != nil {
-		return err
-	}
 	var trace *json.Encoder
 	if f.trace != "" {
 		tf, err := os.Create(f.trace)

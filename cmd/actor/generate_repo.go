@@ -95,15 +95,11 @@ func openGenSetup(modelName string, opts engine.Options, f *methodFlags, cfg gen
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	path, err := models.Resolve(modelName)
+	m, tok, err := openModel(modelName, opts)
 	if err != nil {
 		return nil, err
 	}
-	m, err := engine.Load(path, opts)
-	if err != nil {
-		return nil, err
-	}
-	s := &genSetup{modelName: modelName, model: m, flags: f, cfg: cfg, stderr: stderr}
+	s := &genSetup{modelName: modelName, model: m, tok: tok, flags: f, cfg: cfg, stderr: stderr}
 	if err := s.open(); err != nil {
 		s.close()
 		return nil, err
@@ -113,9 +109,6 @@ func openGenSetup(modelName string, opts engine.Options, f *methodFlags, cfg gen
 
 func (s *genSetup) open() error {
 	var err error
-	if s.tok, err = tokenizer.FromGGUF(s.model.GGUF()); err != nil {
-		return err
-	}
 	if s.dec, err = generate.NewDecoder(s.model, s.tok); err != nil {
 		return err
 	}
@@ -128,7 +121,7 @@ func (s *genSetup) open() error {
 				return err
 			}
 		}
-		info := probe.ModelInfo{Arch: s.model.Config.Architecture, Hidden: s.model.Config.Embed, TokenizerHash: s.tok.Hash()}
+		info := probeModelInfo(s.model, s.tok)
 		if s.probe, err = probe.LoadFor(file, info); err != nil {
 			return err
 		}

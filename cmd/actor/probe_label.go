@@ -16,12 +16,10 @@ import (
 
 	"actor/engine"
 	"actor/models"
-	"actor/probe"
 	"actor/probe/critical"
 	"actor/probe/dataset"
 	"actor/probe/labeler"
 	"actor/probe/labels"
-	"actor/tokenizer"
 )
 
 var probeDatasetFlags struct {
@@ -164,25 +162,17 @@ func runProbeLabel(ctx context.Context, stderr io.Writer) error {
 	if w := engine.CPUWarning(); w != "" {
 		fmt.Fprintln(stderr, w)
 	}
-	path, err := models.Resolve(f.model)
-	if err != nil {
-		return err
-	}
-	m, err := engine.Load(path, engine.Options{ContextLength: f.ctx, Threads: f.threads})
+	m, tok, err := openModel(f.model, engine.Options{ContextLength: f.ctx, Threads: f.threads})
 	if err != nil {
 		return err
 	}
 	defer m.Close()
-	tok, err := tokenizer.FromGGUF(m.GGUF())
-	if err != nil {
-		return err
-	}
 	sess, err := m.NewSession()
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
-	info := probe.ModelInfo{Arch: m.Config.Architecture, Hidden: m.Config.Embed, TokenizerHash: tok.Hash(), Name: m.Config.Name}
+	info := probeModelInfo(m, tok)
 	mode := "file path + signature + docstring, no retrieval"
 	if f.bos {
 		mode += ", BOS"

@@ -70,20 +70,12 @@ func runProbeRate(ctx context.Context, stdout, stderr io.Writer) error {
 		samples = samples[:f.limit]
 	}
 	quietLogs(stderr)
-	path, err := models.Resolve(f.model)
-	if err != nil {
-		return err
-	}
-	m, err := engine.Load(path, engine.Options{ContextLength: f.ctx, Threads: f.threads})
+	m, tok, err := openModel(f.model, engine.Options{ContextLength: f.ctx, Threads: f.threads})
 	if err != nil {
 		return err
 	}
 	defer m.Close()
-	tok, err := tokenizer.FromGGUF(m.GGUF())
-	if err != nil {
-		return err
-	}
-	p, err := probe.LoadFor(f.probe, probe.ModelInfo{Arch: m.Config.Architecture, Hidden: m.Config.Embed, TokenizerHash: tok.Hash()})
+	p, err := probe.LoadFor(f.probe, probeModelInfo(m, tok))
 	if err != nil {
 		return err
 	}
