@@ -18,7 +18,7 @@ func CPUWarning() string {
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
 		return "WARNING: this actor binary was built without AVX2/FMA/F16C although the CPU has them; " +
 			"model inference will be 4-20x slower. Rebuild with " +
-			`CGO_CFLAGS="-O3 -mavx2 -mfma -mf16c" CGO_CXXFLAGS="-O3 -mavx2 -mfma -mf16c" (make build).`
+			`CGO_CFLAGS="-O3 -mavx2 -mfma -mf16c -DGGML_USE_CPU_REPACK" CGO_CXXFLAGS="$CGO_CFLAGS" (make build).`
 	}
 	return ""
 }

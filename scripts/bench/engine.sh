@@ -3,17 +3,18 @@
 # interleaved run by run so each repetition sees the same machine load.
 #   scripts/bench/engine.sh [REPS] [MODEL...]
 # MODEL defaults to the pulled smollm2-135m and qwen2.5-coder-1.5b files.
-# Two actor builds are measured: the project's flags (make build) and the
-# same plus OpenMP and ggml's CPU weight repacking (see BENCHMARKS.md; the
-# first build with those flags compiles ggml again, a few minutes).
+# Two actor builds are measured: the project's flags (make build, which
+# include ggml's CPU weight repacking) and the same plus OpenMP (see
+# BENCHMARKS.md; the first build with those flags compiles ggml again, a few
+# minutes).
 # Results go to bin/bench-engine.jsonl; the Markdown table to stdout.
 set -eu
 cd "$(dirname "$0")/../.."
 REPS=${1:-3}
 DECODE=${DECODE:-32} # decoded tokens per run (enginebench decodes them twice: plain, then reading the hidden state)
 [ $# -gt 0 ] && shift
-SIMD="-O3 -mavx2 -mfma -mf16c"
-FAST="$SIMD -fopenmp -DGGML_USE_OPENMP -DGGML_USE_CPU_REPACK"
+SIMD="-O3 -mavx2 -mfma -mf16c -DGGML_USE_CPU_REPACK"
+FAST="$SIMD -fopenmp -DGGML_USE_OPENMP"
 CGO_CFLAGS="$SIMD" CGO_CXXFLAGS="$SIMD" go build -o bin/enginebench ./scripts/bench/enginebench
 CGO_CFLAGS="$FAST" CGO_CXXFLAGS="$FAST" CGO_LDFLAGS="-fopenmp" go build -o bin/enginebench-fast ./scripts/bench/enginebench
 if [ $# -eq 0 ]; then
