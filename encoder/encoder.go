@@ -92,6 +92,16 @@ type Encoder struct {
 	prefix []int32 // input layout: prefix + text ids + suffix
 	suffix []int32
 	model  bool // the tokenizer's own template
+	last   lastQuery
+}
+
+// lastQuery remembers the most recent single-text encoding. ACToR
+// re-queries with a text that grows by one token per trigger; once it is
+// longer than MaxTokens the cut input stops changing, and so would the
+// embedding: it is then returned without a forward pass.
+type lastQuery struct {
+	ids []int32
+	out retrieve.TokenBatch
 }
 
 var _ retrieve.Encoder = (*Encoder)(nil)
@@ -236,7 +246,19 @@ func (e *Encoder) Encode(texts []string) (retrieve.TokenBatch, error) {
 	for i, t := range texts {
 		seqs[i] = e.Tokens(t)
 	}
-	return e.EncodeIDs(seqs)
+	if len(seqs) != 1 {
+		return e.EncodeIDs(seqs)
+	}
+	if !slices.Equal(seqs[0], e.last.ids) {
+		out, err := e.EncodeIDs(seqs)
+		if err != nil {
+			return out, err
+		}
+		e.last = lastQuery{ids: seqs[0], out: out}
+	}
+	out := e.last.out
+	out.Lengths, out.Data = slices.Clone(out.Lengths), slices.Clone(out.Data)
+	return out, nil
 }
 
 // EncodeIDs runs token sequences (each at most MaxTokens long, ids within

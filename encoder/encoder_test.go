@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"actor/convert"
@@ -164,5 +165,42 @@ func TestPasses(t *testing.T) {
 		if got := passes(c.lens, c.budget); !slices.EqualFunc(got, c.want, slices.Equal) {
 			t.Errorf("passes(%v, %d) = %v, want %v", c.lens, c.budget, got, c.want)
 		}
+	}
+}
+
+// TestRepeatedQuery checks the one-entry memo of Encode: texts whose cut
+// input is the same get the same embedding without a forward pass, other
+// texts are computed, and callers get their own copy.
+func TestRepeatedQuery(t *testing.T) {
+	e := open(t, convertFixture(t, "tiny_bert", convert.F32), Options{Threads: 1, MaxTokens: 8})
+	long := strings.Repeat("hello world ", 20)
+	first, err := e.Encode([]string{long})
+	if err != nil {
+		t.Fatal(err)
+	}
+	net := e.net
+	e.net = nil // a forward pass now would panic
+	again, err := e.Encode([]string{long + "more text past the cut"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(first.Data, again.Data) || !slices.Equal(first.Lengths, again.Lengths) {
+		t.Fatal("same cut input, different embedding")
+	}
+	again.Data[0]++
+	if third, _ := e.Encode([]string{long}); third.Data[0] != first.Data[0] {
+		t.Fatal("the memo shares its data with a caller")
+	}
+	e.net = net
+	other, err := e.Encode([]string{"world"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := e.EncodeIDs([][]int32{e.Tokens("world")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(other.Data, fresh.Data) {
+		t.Fatal("a new text did not get its own embedding")
 	}
 }
