@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"actor/jsonrows"
 )
 
 // Set is a loaded benchmark: its tasks in file order, the row errors met on
@@ -93,7 +95,7 @@ func (s *Set) readData(file string, data []byte, key string, parse func([]byte) 
 		seen[t.ID] = t.Origin
 	}
 	s.Files = append(s.Files, file)
-	errs := eachRowData(file, data, key, func(raw []byte, line int) error {
+	rowErrs := jsonrows.Data(file, data, key, validJSON(func(raw []byte, line int) error {
 		t, err := parse(raw)
 		if err != nil {
 			return err
@@ -105,21 +107,21 @@ func (s *Set) readData(file string, data []byte, key string, parse func([]byte) 
 		seen[t.ID] = t.Origin
 		s.Tasks = append(s.Tasks, t)
 		return nil
-	})
-	s.Errors = append(s.Errors, errs...)
+	}))
+	s.Errors = append(s.Errors, errorList(rowErrs)...)
 }
 
 // LoadPrompts reads a CoderEval CEPython*.jsonl prompt file.
 func LoadPrompts(file string) ([]Prompt, []error, error) {
 	var out []Prompt
-	errs, err := eachRow(file, "", func(raw []byte, line int) error {
+	rowErrs, err := jsonrows.File(file, "", validJSON(func(raw []byte, line int) error {
 		p, err := parsePrompt(raw)
 		if err == nil {
 			out = append(out, p)
 		}
 		return err
-	})
-	return out, errs, err
+	}))
+	return out, errorList(rowErrs), err
 }
 
 // repoExecFiles lists the RepoExec task files under path.

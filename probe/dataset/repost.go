@@ -1,14 +1,14 @@
 package dataset
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+
+	"actor/jsonrows"
 )
 
 // repostRow is one line of RepoST-formatted JSONL as the ACToR authors
@@ -32,19 +32,6 @@ type repostMeta struct {
 	LineNo               int      `json:"line_no"`
 }
 
-// RowError is a problem with one JSONL row.
-type RowError struct {
-	File string
-	Line int
-	Err  error
-}
-
-// Error formats the problem as "file:line: message".
-func (e *RowError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err) }
-
-// Unwrap returns the underlying problem (e.g. ErrNoBody).
-func (e *RowError) Unwrap() error { return e.Err }
-
 // ErrNoBody marks a function without a body after its docstring.
 var ErrNoBody = errors.New("function without a body")
 
@@ -53,38 +40,30 @@ var ErrNoBody = errors.New("function without a body")
 // authors' ground_truth field has its indentation flattened), else
 // ground_truth. Rows that cannot be used (bad JSON, no target prompt, no
 // body) are errors when strict, else returned in skipped.
-func ReadRepoST(path string, strict bool) (samples []Sample, skipped []*RowError, err error) {
+func ReadRepoST(path string, strict bool) (samples []Sample, skipped []*jsonrows.RowError, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("dataset %s: %w", path, err)
 	}
 	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<20)
 	seen := map[string]bool{}
-	for line := 1; ; line++ {
-		b, rerr := r.ReadBytes('\n')
-		if len(bytes.TrimSpace(b)) > 0 {
-			s, err := parseRow(b)
-			if err == nil && seen[s.ID] {
-				err = fmt.Errorf("task id %q repeated", s.ID)
-			}
-			if err != nil {
-				re := &RowError{File: path, Line: line, Err: err}
-				if strict {
-					return nil, nil, re
-				}
-				skipped = append(skipped, re)
-			} else {
-				seen[s.ID] = true
-				samples = append(samples, s)
-			}
+	skipped, err = jsonrows.Lines(path, f, strict, func(raw []byte, _ int) error {
+		s, err := parseRow(raw)
+		if err == nil && seen[s.ID] {
+			err = fmt.Errorf("task id %q repeated", s.ID)
 		}
-		if rerr == io.EOF {
-			break
+		if err != nil {
+			return err
 		}
-		if rerr != nil {
-			return nil, nil, fmt.Errorf("dataset %s: %w", path, rerr)
-		}
+		seen[s.ID] = true
+		samples = append(samples, s)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("dataset %s: %w", path, err)
+	}
+	if strict && len(skipped) > 0 {
+		return nil, nil, skipped[0]
 	}
 	if len(samples) == 0 {
 		return nil, skipped, fmt.Errorf("dataset %s: no usable rows", path)

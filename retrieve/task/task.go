@@ -5,8 +5,6 @@
 package task
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"actor/jsonrows"
 	"actor/retrieve"
 	"actor/retrieve/pysrc"
 )
@@ -66,21 +65,18 @@ func ReadJSONL(file string) ([]Task, error) {
 		return nil, err
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 256<<20)
 	var out []Task
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
+	rowErrs, err := jsonrows.Lines(file, f, true, func(raw []byte, _ int) error {
+		t, err := parseTask(raw)
+		if err == nil {
+			out = append(out, t)
 		}
-		t, err := parseTask(line)
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", file, n, err)
-		}
-		out = append(out, t)
+		return err
+	})
+	if len(rowErrs) > 0 {
+		return nil, rowErrs[0]
 	}
-	if err := sc.Err(); err != nil {
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	return out, nil
