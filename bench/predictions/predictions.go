@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"actor/bench/jsonl"
+
+	"actor/jsonrows"
 )
 
 // Prediction is one generated sample.
@@ -51,19 +53,6 @@ type Prediction struct {
 func (p *Prediction) Key() string {
 	return strings.Join([]string{p.Method, p.Model, p.TaskID, strconv.Itoa(p.Sample)}, "\x00")
 }
-
-// LineError is a malformed predictions line.
-type LineError struct {
-	File string
-	Line int
-	Err  error
-}
-
-// Error formats the problem as "file:line: problem".
-func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err) }
-
-// Unwrap returns the problem without its place.
-func (e *LineError) Unwrap() error { return e.Err }
 
 // wire is the decoding shape: task_id may be a string or an integer, and
 // sample and code must be present.
@@ -116,7 +105,7 @@ func Parse(raw []byte) (Prediction, error) {
 }
 
 // Read loads a predictions file. Malformed lines and repeated samples are
-// returned as LineErrors naming the line; the other lines are kept.
+// returned as *jsonrows.RowError naming the line; the other lines are kept.
 func Read(path string) ([]Prediction, []error, error) {
 	var (
 		out  []Prediction
@@ -131,7 +120,7 @@ func Read(path string) ([]Prediction, []error, error) {
 			}
 		}
 		if err != nil {
-			errs = append(errs, &LineError{path, line, err})
+			errs = append(errs, &jsonrows.RowError{File: path, Line: line, Err: err})
 			return nil
 		}
 		seen[p.Key()] = line

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"actor/jsonrows"
 )
 
 func TestWriteRead(t *testing.T) {
@@ -58,7 +60,7 @@ func TestWriteRead(t *testing.T) {
 		t.Fatalf("errors %v", errs)
 	}
 	for i, e := range errs {
-		var le *LineError
+		var le *jsonrows.RowError
 		if !errors.As(e, &le) || !strings.HasPrefix(e.Error(), p+want[i]) {
 			t.Errorf("error %d = %v, want prefix %s%s", i, e, p, want[i])
 		}
