@@ -16,17 +16,14 @@
 package encoder
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
-	"os"
 	"runtime"
 	"slices"
 
 	"actor/convert"
 	"actor/engine/ggml"
 	"actor/gguf"
+	"actor/models"
 	"actor/retrieve"
 	"actor/tokenizer"
 )
@@ -147,7 +144,7 @@ func Open(path string, opts Options) (*Encoder, error) {
 	if opts.MaxTokens <= len(e.prefix)+len(e.suffix) {
 		return nil, fmt.Errorf("encoder: max tokens %d leaves no room for text", opts.MaxTokens)
 	}
-	sum, err := fileHash(path)
+	sum, err := models.SHA256File(path)
 	if err != nil {
 		return nil, fmt.Errorf("encoder: %w", err)
 	}
@@ -189,20 +186,6 @@ func (e *Encoder) setLayout() error {
 	}
 	e.prefix, e.suffix = ids, ids[len(ids)-1:]
 	return nil
-}
-
-// fileHash returns the SHA-256 of a file in hex.
-func fileHash(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("%s: %v", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // ID names the model file (name and content hash), the input layout and

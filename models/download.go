@@ -169,7 +169,7 @@ func hasDigest(path string, size int64, sum string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	got, err := sha256File(path)
+	got, err := SHA256File(path)
 	if err != nil {
 		return false, err
 	}

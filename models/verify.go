@@ -13,8 +13,10 @@ import (
 	"actor/gguf"
 )
 
-// sha256File returns the lower-case hex SHA-256 of the file at path.
-func sha256File(path string) (string, error) {
+// SHA256File returns the lower-case hex SHA-256 of the file at path: how a
+// pulled model is verified, and how encoders name the file their vectors
+// came from.
+func SHA256File(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
@@ -36,7 +38,7 @@ func checkFile(path string, want File) error {
 	if st.Size() != want.Size {
 		return fmt.Errorf("%s: size %d bytes, want %d", path, st.Size(), want.Size)
 	}
-	sum, err := sha256File(path)
+	sum, err := SHA256File(path)
 	if err != nil {
 		return err
 	}
