@@ -22,10 +22,27 @@ type EncoderParams struct {
 }
 
 type encLayer struct {
-	wq, bq, wk, bk, wv, bv, wo, bo ml.Tensor
-	attnNormW, attnNormB           ml.Tensor
-	wu, bu, wd, bd                 ml.Tensor
-	outNormW, outNormB             ml.Tensor
+	q, k, v, o, up, down dense
+	attnNormW, attnNormB ml.Tensor
+	outNormW, outNormB   ml.Tensor
+}
+
+// dense is a linear layer: weight, bias, and the weight packed for
+// linear.c when it is F32 (ggml multiplies the other types itself).
+type dense struct {
+	w, b   ml.Tensor
+	packed *packedMatrix
+}
+
+// forward returns w·x + b, then GELU when gelu is set.
+func (d *dense) forward(ctx ml.Context, args *opArgs, x ml.Tensor, gelu bool) ml.Tensor {
+	switch {
+	case d.packed != nil:
+		return args.linear(ctx, d.packed, x, d.b, gelu)
+	case gelu:
+		return geluBias(ctx, d.w.Mulmat(ctx, x), d.b)
+	}
+	return d.w.Mulmat(ctx, x).Add(ctx, d.b)
 }
 
 // Encoder holds the weights of one encoder in memory and runs batches of
@@ -56,6 +73,10 @@ func LoadEncoder(path string, p EncoderParams, o Options) (e *Encoder, err error
 		b.Close()
 		return nil, fmt.Errorf("%s: reading weights: %w", path, err)
 	}
+	if err := e.pack(); err != nil {
+		e.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return e, nil
 }
 
@@ -77,13 +98,10 @@ func (e *Encoder) bind() error {
 	for i := range e.layers {
 		pre := "blk." + strconv.Itoa(i) + "."
 		l := &e.layers[i]
-		l.wq, l.bq = get(pre+"attn_q.weight"), get(pre+"attn_q.bias")
-		l.wk, l.bk = get(pre+"attn_k.weight"), get(pre+"attn_k.bias")
-		l.wv, l.bv = get(pre+"attn_v.weight"), get(pre+"attn_v.bias")
-		l.wo, l.bo = get(pre+"attn_output.weight"), get(pre+"attn_output.bias")
+		lin := func(name string) dense { return dense{w: get(pre + name + ".weight"), b: get(pre + name + ".bias")} }
+		l.q, l.k, l.v, l.o = lin("attn_q"), lin("attn_k"), lin("attn_v"), lin("attn_output")
+		l.up, l.down = lin("ffn_up"), lin("ffn_down")
 		l.attnNormW, l.attnNormB = get(pre+"attn_output_norm.weight"), get(pre+"attn_output_norm.bias")
-		l.wu, l.bu = get(pre+"ffn_up.weight"), get(pre+"ffn_up.bias")
-		l.wd, l.bd = get(pre+"ffn_down.weight"), get(pre+"ffn_down.bias")
 		l.outNormW, l.outNormB = get(pre+"layer_output_norm.weight"), get(pre+"layer_output_norm.bias")
 	}
 	return missing
@@ -92,8 +110,35 @@ func (e *Encoder) bind() error {
 // Params returns the hyper-parameters the encoder was loaded with.
 func (e *Encoder) Params() EncoderParams { return e.p }
 
+// pack moves every F32 weight matrix into linear.c's panel layout.
+func (e *Encoder) pack() error {
+	for i := range e.layers {
+		l := &e.layers[i]
+		for _, d := range []*dense{&l.q, &l.k, &l.v, &l.o, &l.up, &l.down} {
+			if d.w.DType() != ml.DTypeF32 {
+				continue
+			}
+			p, err := packMatrix(d.w)
+			if err != nil {
+				return err
+			}
+			d.packed = p
+		}
+	}
+	return nil
+}
+
 // Close frees the weights.
 func (e *Encoder) Close() {
+	for i := range e.layers {
+		l := &e.layers[i]
+		for _, d := range []*dense{&l.q, &l.k, &l.v, &l.o, &l.up, &l.down} {
+			if d.packed != nil {
+				d.packed.free()
+				d.packed = nil
+			}
+		}
+	}
 	if e.b != nil {
 		e.b.Close()
 		e.b = nil

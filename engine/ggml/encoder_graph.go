@@ -45,17 +45,18 @@ func (e *Encoder) check(b EncoderBatch) error {
 // packed as the ids are: len(IDs)×Embed floats.
 //
 // Every operation runs on the packed tokens, without padding: attention
-// (kernels.c) works within each sequence's own span.
+// (attention.c) works within each sequence's own span; F32 linear layers
+// run on weights packed at load (linear.c).
 func (e *Encoder) Forward(b EncoderBatch) (out []float32, err error) {
 	if err := e.check(b); err != nil {
 		return nil, err
 	}
 	defer recoverErr(&err, "encoder forward")
-	attn := newAttnArgs(b.Lens, e.p.Heads, e.p.Embed/e.p.Heads, 1/math.Sqrt(float64(e.p.Embed/e.p.Heads)))
-	defer attn.free()
+	var args opArgs
+	defer args.free()
 	ctx := e.b.NewContextSize(e.p.Layers*64 + 256) // tensors and nodes, generously
 	defer ctx.Close()
-	res := e.build(ctx, b, attn)
+	res := e.build(ctx, b, &args)
 	ctx.Forward(res)
 	ctx.Compute(res)
 	return res.Floats(), nil
@@ -63,8 +64,10 @@ func (e *Encoder) Forward(b EncoderBatch) (out []float32, err error) {
 
 // build adds the forward pass of batch b to ctx and returns a copy of the
 // last hidden layer, [Embed, tokens].
-func (e *Encoder) build(ctx ml.Context, b EncoderBatch, attn attnArgs) ml.Tensor {
+func (e *Encoder) build(ctx ml.Context, b EncoderBatch, args *opArgs) ml.Tensor {
 	p := e.p
+	hd := p.Embed / p.Heads
+	attn := args.attention(b.Lens, p.Heads, hd, 1/math.Sqrt(float64(hd)))
 	in := ctx.Input()
 	n := len(b.IDs)
 	pos := make([]int32, 0, n)
@@ -80,14 +83,12 @@ func (e *Encoder) build(ctx ml.Context, b EncoderBatch, attn attnArgs) ml.Tensor
 	x = x.LayerNorm(ctx, e.normW, e.normB, p.Eps)
 	for i := range e.layers {
 		l := &e.layers[i]
-		q := l.wq.Mulmat(ctx, x).Add(ctx, l.bq)
-		k := l.wk.Mulmat(ctx, x).Add(ctx, l.bk)
-		v := l.wv.Mulmat(ctx, x).Add(ctx, l.bv)
+		q, k, v := l.q.forward(ctx, args, x, false), l.k.forward(ctx, args, x, false), l.v.forward(ctx, args, x, false)
 		a := packedAttention(ctx, q, k, v, attn)
-		o := l.wo.Mulmat(ctx, a).Add(ctx, l.bo)
+		o := l.o.forward(ctx, args, a, false)
 		x = o.Add(ctx, x).LayerNorm(ctx, l.attnNormW, l.attnNormB, p.Eps)
-		f := geluBias(ctx, l.wu.Mulmat(ctx, x), l.bu)
-		f = l.wd.Mulmat(ctx, f).Add(ctx, l.bd)
+		f := l.up.forward(ctx, args, x, true)
+		f = l.down.forward(ctx, args, f, false)
 		x = f.Add(ctx, x).LayerNorm(ctx, l.outNormW, l.outNormB, p.Eps)
 	}
 	return x.Copy(ctx, in.Empty(ml.DTypeF32, p.Embed, n))

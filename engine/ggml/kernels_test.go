@@ -82,11 +82,11 @@ func TestPackedAttention(t *testing.T) {
 			embed := heads * hd
 			q, k, v := randomFloats(r, embed*tokens), randomFloats(r, embed*tokens), randomFloats(r, embed*tokens)
 			scale := 1 / math.Sqrt(float64(hd))
-			args := newAttnArgs(lens, heads, hd, scale)
+			var args opArgs
 			ctx := m.b.NewContext()
 			in := ctx.Input()
 			out := packedAttention(ctx, in.FromFloats(q, embed, tokens), in.FromFloats(k, embed, tokens),
-				in.FromFloats(v, embed, tokens), args)
+				in.FromFloats(v, embed, tokens), args.attention(lens, heads, hd, scale))
 			ctx.Forward(out).Compute(out)
 			got := out.Floats()
 			ctx.Close()
@@ -135,6 +135,52 @@ func TestGeluBias(t *testing.T) {
 			want := 0.5 * v * (1 + math.Erf(v/math.Sqrt2))
 			if d := math.Abs(float64(got[i]) - want); d > 2.5e-7*math.Abs(v)+1e-37 {
 				t.Errorf("GELU(%g) = %g, want %g (|diff| %.2g)", v, got[i], want, d)
+			}
+		}
+	})
+}
+
+// TestPackedLinear checks W·x + b, with and without GELU, against float64
+// loops: 40 outputs (two and a half panels of 16), k = 600 (three blocks
+// of k, the last partial) and 101 input rows (two row blocks, a last tile
+// of 5 rows).
+func TestPackedLinear(t *testing.T) {
+	m := loadRandom(t, fsggml.TensorTypeF32, false, Options{Threads: 2})
+	const k, outs, n = 600, 40, 101
+	r := rand.New(rand.NewPCG(3, 4))
+	w, x, bias := randomFloats(r, k*outs), randomFloats(r, k*n), randomFloats(r, outs)
+	wctx := m.b.NewContext()
+	defer wctx.Close()
+	packed, err := packMatrix(wctx.Input().FromFloats(w, k, outs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer packed.free()
+	bothPaths(t, func(t *testing.T) {
+		for _, gelu := range []bool{false, true} {
+			var args opArgs
+			ctx := m.b.NewContext()
+			in := ctx.Input()
+			out := args.linear(ctx, packed, in.FromFloats(x, k, n), in.FromFloats(bias, outs), gelu)
+			ctx.Forward(out).Compute(out)
+			got := out.Floats()
+			ctx.Close()
+			args.free()
+			var worst float64
+			for i := range n {
+				for o := range outs {
+					want := float64(bias[o])
+					for j := range k {
+						want += float64(w[o*k+j]) * float64(x[i*k+j])
+					}
+					if gelu {
+						want = 0.5 * want * (1 + math.Erf(want/math.Sqrt2))
+					}
+					worst = math.Max(worst, math.Abs(float64(got[i*outs+o])-want))
+				}
+			}
+			if worst > 2e-4 { // sums of 600 products of N(0,1) values, in float32
+				t.Errorf("gelu %v: max |diff| %.2g", gelu, worst)
 			}
 		}
 	})

@@ -1,149 +1,19 @@
-// Encoder kernels as ggml custom operations: packed attention and bias+GELU.
+// Packed multi-head attention as a ggml custom operation.
 //
 // ggml computes attention as generic matrix products whose inner size is
 // the head size (32 for MiniLM), where its dot-product kernels spend most
-// of their time on horizontal sums, plus gathers, padding, a mask and a
-// separate softmax; and its exact GELU calls the scalar erff once per
-// element. These kernels do the same arithmetic in the order a CPU likes:
-// outer products over packed Kᵀ, the softmax in registers' reach, and a
-// vectorised erfc.
+// of their time on horizontal sums, plus gathers into padded blocks, a mask
+// and a separate softmax. This kernel works on each sequence's own span of
+// the packed tokens, builds scores from outer products over a packed Kᵀ,
+// and mixes the values the same way.
 
-#include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "kernels.h"
+#include "vecmath.h"
 
-#if defined(__AVX2__) && defined(__FMA__)
-#include <immintrin.h>
-#define ACTOR_AVX2 1
-#endif
-
-// ggml's C API (linked in from ollama's ggml), declared with opaque types.
-typedef void (*ggml_custom2_op_t)(struct ggml_tensor * dst, const struct ggml_tensor * a,
-	const struct ggml_tensor * b, int ith, int nth, void * userdata);
-typedef void (*ggml_custom3_op_t)(struct ggml_tensor * dst, const struct ggml_tensor * a,
-	const struct ggml_tensor * b, const struct ggml_tensor * c, int ith, int nth, void * userdata);
-struct ggml_tensor * ggml_map_custom2(struct ggml_context * ctx, struct ggml_tensor * a,
-	struct ggml_tensor * b, ggml_custom2_op_t fun, int n_tasks, void * userdata);
-struct ggml_tensor * ggml_map_custom3(struct ggml_context * ctx, struct ggml_tensor * a,
-	struct ggml_tensor * b, struct ggml_tensor * c, ggml_custom3_op_t fun, int n_tasks, void * userdata);
-void * ggml_get_data(const struct ggml_tensor * tensor);
-int64_t ggml_nelements(const struct ggml_tensor * tensor);
-
-#define ALL_THREADS (-1) // GGML_N_TASKS_MAX
-
-int actor_have_simd(void) {
-#ifdef ACTOR_AVX2
-	return 1;
-#else
-	return 0;
-#endif
-}
-
-// ---------------------------------------------------------------- GELU
-
-// erfc_pos is erfc(z) for z ≥ 0 by the Chebyshev fit of Numerical Recipes
-// (§6.2, erfcc): relative error below 1.2e-7 everywhere.
-#define ERFC_COEFFS(X) \
-	X(0.17087277f) X(-0.82215223f) X(1.48851587f) X(-1.13520398f) X(0.27886807f) \
-	X(-0.18628806f) X(0.09678418f) X(0.37409196f) X(1.00002368f)
-#define ERFC_C0 (-1.26551223f)
-
-static void gelu_bias_portable(float * y, const float * x, const float * bias, int64_t cols, int64_t r0, int64_t r1) {
-	for (int64_t r = r0; r < r1; r++) {
-		for (int64_t c = 0; c < cols; c++) {
-			float v = x[r * cols + c] + bias[c];
-			y[r * cols + c] = 0.5f * v * (1.0f + erff(v * (float) M_SQRT1_2));
-		}
-	}
-}
-
-#ifdef ACTOR_AVX2
-// exp256 is e^x for x in [-87.3, 88]: Cody-Waite reduction to
-// r in [-ln2/2, ln2/2], a degree-7 Taylor polynomial (error < 4e-9
-// relative), and 2^n put into the exponent bits. Inputs outside the range
-// are clamped to it.
-static inline __m256 exp256(__m256 x) {
-	x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.3f)), _mm256_set1_ps(88.0f));
-	__m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504f)),
-		_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-	__m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693145751953125f), x);
-	r = _mm256_fnmadd_ps(n, _mm256_set1_ps(1.428606765330187e-06f), r);
-	__m256 p = _mm256_set1_ps(1.0f / 5040);
-	p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 720));
-	p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 120));
-	p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 24));
-	p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 6));
-	p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
-	p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
-	p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
-	__m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-	return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
-}
-
-// gelu256 is GELU(v) = v·Φ(v) = ½·v·erfc(-v/√2), with erfc of a negative
-// argument as 2 - erfc of its absolute value.
-static inline __m256 gelu256(__m256 v) {
-	__m256 sign = _mm256_set1_ps(-0.0f);
-	__m256 z = _mm256_mul_ps(_mm256_andnot_ps(sign, v), _mm256_set1_ps((float) M_SQRT1_2));
-	__m256 one = _mm256_set1_ps(1.0f);
-	__m256 t = _mm256_div_ps(one, _mm256_fmadd_ps(_mm256_set1_ps(0.5f), z, one));
-	__m256 p = _mm256_setzero_ps();
-#define HORNER(c) p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(c));
-	ERFC_COEFFS(HORNER)
-#undef HORNER
-	p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(ERFC_C0));
-	__m256 e = _mm256_mul_ps(t, exp256(_mm256_fnmadd_ps(z, z, p)));
-	__m256 neg = _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_LT_OQ);
-	__m256 c = _mm256_blendv_ps(_mm256_sub_ps(_mm256_set1_ps(2.0f), e), e, neg);
-	return _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), v), c);
-}
-
-static void gelu_bias_avx2(float * y, const float * x, const float * bias, int64_t cols, int64_t r0, int64_t r1) {
-	int64_t vc = cols & ~(int64_t) 7;
-	for (int64_t r = r0; r < r1; r++) {
-		const float * xr = x + r * cols;
-		float * yr = y + r * cols;
-		for (int64_t c = 0; c < vc; c += 8) {
-			__m256 v = _mm256_add_ps(_mm256_loadu_ps(xr + c), _mm256_loadu_ps(bias + c));
-			_mm256_storeu_ps(yr + c, gelu256(v));
-		}
-		if (vc < cols) {
-			float xs[8] = {0}, bs[8] = {0}, ys[8];
-			memcpy(xs, xr + vc, (size_t) (cols - vc) * sizeof(float));
-			memcpy(bs, bias + vc, (size_t) (cols - vc) * sizeof(float));
-			_mm256_storeu_ps(ys, gelu256(_mm256_add_ps(_mm256_loadu_ps(xs), _mm256_loadu_ps(bs))));
-			memcpy(yr + vc, ys, (size_t) (cols - vc) * sizeof(float));
-		}
-	}
-}
-#endif
-
-// gelu_bias_op is the custom operation: rows of x split across threads.
-static void gelu_bias_op(struct ggml_tensor * dst, const struct ggml_tensor * a, const struct ggml_tensor * b,
-	int ith, int nth, void * userdata) {
-	(void) userdata; // the AVX2 flag, unused without AVX2
-	int64_t cols = ggml_nelements(b), rows = ggml_nelements(a) / cols;
-	int64_t per = (rows + nth - 1) / nth, r0 = per * ith, r1 = r0 + per < rows ? r0 + per : rows;
-	if (r0 >= r1) return;
-	float * y = ggml_get_data(dst);
-	const float * x = ggml_get_data(a), * bias = ggml_get_data(b);
-#ifdef ACTOR_AVX2
-	if (userdata) {
-		gelu_bias_avx2(y, x, bias, cols, r0, r1);
-		return;
-	}
-#endif
-	gelu_bias_portable(y, x, bias, cols, r0, r1);
-}
-
-struct ggml_tensor * actor_gelu_bias(struct ggml_context * ctx, struct ggml_tensor * x,
-	struct ggml_tensor * bias, int simd) {
-	return ggml_map_custom2(ctx, x, bias, gelu_bias_op, ALL_THREADS, simd ? (void *) 1 : NULL);
-}
-
-// ----------------------------------------------------------- attention
+// ROWS query rows are computed together (AVX2): 12 accumulators of scores.
+#define ROWS 6
 
 // head is one (sequence, head) pair of a packed attention call: rows of
 // n tokens, the head's slice of a token at row*stride.
@@ -182,9 +52,6 @@ static void attend_portable(const head * h, float * s) {
 }
 
 #ifdef ACTOR_AVX2
-// ROWS query rows are computed together.
-#define ROWS 4
-
 // scores_avx2 writes S[r][j] = q_r·k_j for ROWS rows (row pointers q[r])
 // and the np (a multiple of 8) columns of kt, Kᵀ packed as hd rows of np.
 static void scores_avx2(const float * const q[ROWS], const float * kt, int np, int hd, float * s) {
@@ -220,11 +87,17 @@ static void scores_avx2(const float * const q[ROWS], const float * kt, int np, i
 // and returns their sum (the padding after them is left as it is: nothing
 // reads it).
 static float softmax_avx2(float * s, int n, float scale) {
-	float max = -INFINITY;
-	for (int j = 0; j < n; j++) max = s[j] > max ? s[j] : max;
-	__m256 vmax = _mm256_set1_ps(max), vscale = _mm256_set1_ps(scale), sum = _mm256_setzero_ps();
+	__m256 vmax = _mm256_set1_ps(-INFINITY);
 	int j = 0;
-	for (; j + 8 <= n; j += 8) {
+	for (; j + 8 <= n; j += 8) vmax = _mm256_max_ps(vmax, _mm256_loadu_ps(s + j));
+	float lanes[8];
+	_mm256_storeu_ps(lanes, vmax);
+	float max = lanes[0];
+	for (int t = 1; t < 8; t++) max = lanes[t] > max ? lanes[t] : max;
+	for (; j < n; j++) max = s[j] > max ? s[j] : max;
+	vmax = _mm256_set1_ps(max);
+	__m256 vscale = _mm256_set1_ps(scale), sum = _mm256_setzero_ps();
+	for (j = 0; j + 8 <= n; j += 8) {
 		__m256 e = exp256(_mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(s + j), vmax), vscale));
 		_mm256_storeu_ps(s + j, e);
 		sum = _mm256_add_ps(sum, e);
@@ -239,7 +112,6 @@ static float softmax_avx2(float * s, int n, float scale) {
 			tail += es[t];
 		}
 	}
-	float lanes[8];
 	_mm256_storeu_ps(lanes, sum);
 	return lanes[0] + lanes[1] + lanes[2] + lanes[3] + lanes[4] + lanes[5] + lanes[6] + lanes[7] + tail;
 }
@@ -316,7 +188,7 @@ static void attention_op(struct ggml_tensor * dst, const struct ggml_tensor * a,
 		longest = n > longest ? n : longest;
 	}
 	int np = (longest + 7) & ~7;
-	float * scratch = malloc(sizeof(float) * (size_t) np * (size_t) (p->head_dim + 4));
+	float * scratch = malloc(sizeof(float) * (size_t) np * (size_t) (p->head_dim + ROWS));
 	if (!scratch) abort(); // as ggml does when out of memory
 	const float * q = ggml_get_data(a), * k = ggml_get_data(b), * v = ggml_get_data(c);
 	float * out = ggml_get_data(dst);
@@ -338,5 +210,5 @@ static void attention_op(struct ggml_tensor * dst, const struct ggml_tensor * a,
 
 struct ggml_tensor * actor_attention(struct ggml_context * ctx, struct ggml_tensor * q,
 	struct ggml_tensor * k, struct ggml_tensor * v, actor_attn * p) {
-	return ggml_map_custom3(ctx, q, k, v, attention_op, ALL_THREADS, p);
+	return ggml_map_custom3(ctx, q, k, v, attention_op, GGML_ALL_THREADS, p);
 }
