@@ -365,6 +365,16 @@ func TestModes(t *testing.T) {
 			if r.Signal != syscall.SIGTERM || r.Reason() != "killed by signal terminated" || bytes.Contains(r.Output, []byte("survived")) {
 				t.Fatalf("self-kill: %+v %q", r, r.Output)
 			}
+			// Whatever the outcome, no straggler may outlive this subtest
+			// (it would fail the next one's check).
+			t.Cleanup(func() {
+				for _, f := range []string{"a.pid", "b.pid"} {
+					b, _ := os.ReadFile(filepath.Join(dir, f))
+					if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+						syscall.Kill(pid, syscall.SIGKILL)
+					}
+				}
+			})
 			r = s.Run(context.Background(), Command{
 				Path:   "/bin/sh",
 				Args:   []string{"-c", "sleep 303 & echo $! > a.pid; setsid sleep 304 & echo $! > b.pid; while :; do :; done"},
@@ -377,19 +387,10 @@ func TestModes(t *testing.T) {
 			}
 			time.Sleep(100 * time.Millisecond)
 			out, _ := exec.Command("pgrep", "-f", "sleep 30[234]").Output()
-			left := len(bytes.TrimSpace(out)) > 0
-			if iso.PID || iso.UID {
-				if left {
-					t.Fatalf("processes survived: %s", out)
-				}
-			} else {
-				// Without either namespace the stragglers are ours to end.
-				for _, f := range []string{"a.pid", "b.pid"} {
-					b, _ := os.ReadFile(filepath.Join(dir, f))
-					if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-						syscall.Kill(pid, syscall.SIGKILL)
-					}
-				}
+			// Without either namespace the stragglers are ours to end
+			// (the cleanup above).
+			if left := len(bytes.TrimSpace(out)) > 0; left && (iso.PID || iso.UID) {
+				t.Fatalf("processes survived: %s", out)
 			}
 		})
 	}
