@@ -125,6 +125,9 @@ func (w *packedMatrix) free() { C.actor_free_weights(w.p) }
 // linear returns w·x + bias, then GELU when gelu is set, for x [k, n]
 // (F32, contiguous): [m, n].
 func (a *opArgs) linear(ctx ml.Context, w *packedMatrix, x, bias ml.Tensor, gelu bool) ml.Tensor {
+	if x.Dim(0) != w.k || bias.Dim(0) != w.m {
+		panic(fmt.Errorf("linear layer of %d×%d with input rows of %d and %d biases", w.m, w.k, x.Dim(0), bias.Dim(0)))
+	}
 	p := (*C.actor_linear)(a.alloc(C.sizeof_actor_linear))
 	p.w, p.x, p.bias = w.p, header(x).t, header(bias).t
 	p.k, p.m, p.n, p.simd = C.int(w.k), C.int(w.m), C.int(x.Dim(1)), simdFlag()

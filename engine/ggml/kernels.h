@@ -63,7 +63,10 @@ void actor_free_weights(float * packed);
 void actor_release_pages(void * p, size_t n);
 
 // actor_linear is one linear layer y = W·x + bias over packed weights:
-// x is [k, n] (contiguous F32), y [m, n].
+// x is [k, n] (contiguous F32), y [m, n]. The operation reads x and bias
+// through these pointers, not through its node's sources: right for a graph
+// that runs on the CPU backend alone (the encoder's), not for one that
+// ggml's scheduler splits across devices (it would substitute copies).
 typedef struct {
 	const float * w;                 // packed by actor_pack_weights
 	struct ggml_tensor * x, * bias; // the input and the bias (m floats)

@@ -65,7 +65,7 @@ func refAttention(q, k, v []float32, lens []int, heads, hd int, scale float64) [
 }
 
 // TestPackedAttention checks the attention kernel against float64 loops
-// on ragged sequences (1 token, fewer than a block of 4 rows, lengths on
+// on ragged sequences (1 token, fewer than a block of 6 rows, lengths on
 // and off multiples of 8 and 16) and head sizes that take each path: 32
 // (four-vector chunks), 8 (one vector), 40 (both), 12 (portable only).
 func TestPackedAttention(t *testing.T) {
@@ -104,7 +104,7 @@ func TestPackedAttention(t *testing.T) {
 }
 
 // TestGeluBias checks GELU(x + bias) against the exact x·Φ(x) in float64
-// over [-12, 12] in steps of 1/64 and at extremes, on rows of 13 (a tail
+// over [-12, 12] in steps of 1/64, at extremes and NaN, on rows of 13 (a tail
 // shorter than a vector). The bound, 2.5e-7·|x|, is what float32 allows:
 // ggml's ½·x·(1 + erff(x/√2)) loses that much to cancellation for
 // negative x.
@@ -115,7 +115,7 @@ func TestGeluBias(t *testing.T) {
 	for v := -12.0; v <= 12; v += 1.0 / 64 {
 		x = append(x, float32(v))
 	}
-	x = append(x, 0, 1e-30, -1e-30, 30, -30, 1e4, -1e4, 3e38, -3e38)
+	x = append(x, 0, 1e-30, -1e-30, 30, -30, 1e4, -1e4, 3e38, -3e38, float32(math.NaN()))
 	for len(x)%cols != 0 {
 		x = append(x, 0.5)
 	}
@@ -133,6 +133,9 @@ func TestGeluBias(t *testing.T) {
 		for i, xi := range x {
 			v := float64(xi + bias[i%cols]) // the sum is rounded to float32 first, as the kernel does
 			want := 0.5 * v * (1 + math.Erf(v/math.Sqrt2))
+			if math.IsNaN(v) != math.IsNaN(float64(got[i])) {
+				t.Errorf("GELU(%g) = %g", v, got[i])
+			}
 			if d := math.Abs(float64(got[i]) - want); d > 2.5e-7*math.Abs(v)+1e-37 {
 				t.Errorf("GELU(%g) = %g, want %g (|diff| %.2g)", v, got[i], want, d)
 			}
