@@ -27,6 +27,9 @@ type encLayer struct {
 	outNormW, outNormB   ml.Tensor
 }
 
+// linears returns the layer's linear layers.
+func (l *encLayer) linears() []*dense { return []*dense{&l.q, &l.k, &l.v, &l.o, &l.up, &l.down} }
+
 // dense is a linear layer: weight, bias, and the weight packed for
 // linear.c when it is F32 (ggml multiplies the other types itself).
 type dense struct {
@@ -113,8 +116,7 @@ func (e *Encoder) Params() EncoderParams { return e.p }
 // pack moves every F32 weight matrix into linear.c's panel layout.
 func (e *Encoder) pack() error {
 	for i := range e.layers {
-		l := &e.layers[i]
-		for _, d := range []*dense{&l.q, &l.k, &l.v, &l.o, &l.up, &l.down} {
+		for _, d := range e.layers[i].linears() {
 			if d.w.DType() != ml.DTypeF32 {
 				continue
 			}
@@ -131,8 +133,7 @@ func (e *Encoder) pack() error {
 // Close frees the weights.
 func (e *Encoder) Close() {
 	for i := range e.layers {
-		l := &e.layers[i]
-		for _, d := range []*dense{&l.q, &l.k, &l.v, &l.o, &l.up, &l.down} {
+		for _, d := range e.layers[i].linears() {
 			if d.packed != nil {
 				d.packed.free()
 				d.packed = nil

@@ -139,6 +139,7 @@ static void linear_op(struct ggml_tensor * dst, int ith, int nth, void * userdat
 	int panels = (p->m + PANEL - 1) / PANEL;
 	int per = (panels + nth - 1) / nth, p0 = per * ith, p1 = p0 + per < panels ? p0 + per : panels;
 	const float * x = ggml_get_data(p->x), * b = ggml_get_data(p->bias);
+	float * y = ggml_get_data(dst);
 	float bias[PANEL];
 	tile t = {.k = p->k, .m = p->m, .gelu = p->gelu, .bias = bias};
 	for (int n0 = 0; n0 < p->n; n0 += NBLOCK) {
@@ -155,7 +156,7 @@ static void linear_op(struct ggml_tensor * dst, int ith, int nth, void * userdat
 				for (int i = n0; i < n1; i += TILE) {
 					t.rows = n1 - i < TILE ? n1 - i : TILE;
 					t.x = x + (size_t) i * p->k + k0;
-					t.y = (float *) ggml_get_data(dst) + (size_t) i * p->m + pi * PANEL;
+					t.y = y + (size_t) i * p->m + pi * PANEL;
 #ifdef ACTOR_AVX2
 					if (p->simd) {
 						tile_avx2(&t);

@@ -5,8 +5,8 @@ package ggml
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
+
+#include "kernels.h"
 
 #ifdef GGML_USE_CPU_REPACK
 // ggml's C API, linked in from ollama's ml/backend/ggml/ggml/src, whose
@@ -24,7 +24,6 @@ struct ggml_context * ggml_init(struct ggml_init_params params);
 void ggml_free(struct ggml_context * ctx);
 size_t ggml_tensor_overhead(void);
 struct ggml_tensor * ggml_dup_tensor(struct ggml_context * ctx, const struct ggml_tensor * src);
-void * ggml_get_data(const struct ggml_tensor * tensor);
 size_t ggml_nbytes(const struct ggml_tensor * tensor);
 const char * ggml_get_name(const struct ggml_tensor * tensor);
 int ggml_cpu_has_avx2(void);
@@ -69,10 +68,7 @@ static void * repack_alloc(struct ggml_context * ctx, void * buft) {
 // src's data to the OS (src is never read again).
 static void repack_move(struct ggml_tensor * dst, const struct ggml_tensor * src) {
 	ggml_backend_tensor_set(dst, ggml_get_data(src), 0, ggml_nbytes(src));
-	uintptr_t page = (uintptr_t) sysconf(_SC_PAGESIZE);
-	uintptr_t lo = ((uintptr_t) ggml_get_data(src) + page - 1) / page * page;
-	uintptr_t hi = ((uintptr_t) ggml_get_data(src) + ggml_nbytes(src)) / page * page;
-	if (hi > lo) madvise((void *) lo, hi - lo, MADV_DONTNEED);
+	actor_release_pages(ggml_get_data(src), ggml_nbytes(src));
 }
 
 static const char * tensor_name(const struct ggml_tensor * t) { return ggml_get_name(t); }
