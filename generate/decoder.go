@@ -1,8 +1,10 @@
 package generate
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -234,7 +236,7 @@ func (d *Decoder) run(a *Attempt, prompt string, smp *engine.Sampler, cfg Config
 	for {
 		evStart := time.Now()
 		ev := TokenEvent{}
-		t := smp.Sample(pred.Logits)
+		t := d.sample(smp, pred.Logits, text, cfg.BlankGuard)
 		if j != nil {
 			next, err := j.check(len(gen), t, body(text), &pred, &ev)
 			if err != nil {
@@ -249,7 +251,7 @@ func (d *Decoder) run(a *Attempt, prompt string, smp *engine.Sampler, cfg Config
 					return d.stopOnFull(a, body(text), err, ev)
 				}
 				ev.PrefillMs, ev.Evaluated = msSince(p0), d.stats.Evaluated-w0
-				t = smp.Sample(pred.Logits)
+				t = d.sample(smp, pred.Logits, text, cfg.BlankGuard)
 			}
 		}
 		ev.ID, ev.Text = t, d.tok.Piece(t)
@@ -282,6 +284,53 @@ func (d *Decoder) run(a *Attempt, prompt string, smp *engine.Sampler, cfg Config
 		ev.Ms = msSince(evStart)
 		a.Events = append(a.Events, ev)
 	}
+}
+
+// maxBlankRedraws bounds the tokens the blank guard rules out for one
+// position; past it, or when nothing else has any probability, the
+// model's first draw stands (its blank body is then what Retries redraw).
+const maxBlankRedraws = 64
+
+// sample draws the next token after text (the generated text so far). With
+// guard, while the body is blank, a token that would end the attempt with a
+// blank body is ruled out (its logit set to −∞ in a copy) and the position
+// drawn again, which samples from the rest of the distribution.
+func (d *Decoder) sample(smp *engine.Sampler, logits []float32, text []byte, guard bool) int32 {
+	first := smp.Sample(logits)
+	if !guard || !blank(text) {
+		return first
+	}
+	var masked []float32
+	t := first
+	for range maxBlankRedraws {
+		if !d.endsBlank(t, text) {
+			return t
+		}
+		if masked == nil {
+			masked = slices.Clone(logits)
+		}
+		masked[t] = float32(math.Inf(-1))
+		if t = smp.Sample(masked); math.IsInf(float64(masked[t]), -1) {
+			break
+		}
+	}
+	return first
+}
+
+// blank reports whether text is white space only (so is its body, with or
+// without a healed newline).
+func blank(text []byte) bool { return len(bytes.TrimSpace(text)) == 0 }
+
+// endsBlank reports whether token t, appended to the blank text, ends the
+// attempt with a blank body: an end-of-generation token, or a line back at
+// column 0 (the stop rule) with nothing but white space before it.
+func (d *Decoder) endsBlank(t int32, text []byte) bool {
+	if d.tok.EOG(t) {
+		return true
+	}
+	next := append(slices.Clip(text), d.tok.Piece(t)...)
+	cut := stopAt(next, 0)
+	return cut >= 0 && blank(next[:cut])
 }
 
 // stopOnFull ends an attempt whose context is full, keeping the body so

@@ -84,12 +84,22 @@ type Config struct {
 	// models then start a new top-level line. The body is still returned
 	// relative to the prompt with its newline.
 	HealNewline bool
+	// BlankGuard keeps an attempt from ending before its body has
+	// anything but white space: while the body is blank, a sampled token
+	// that would end it there (end of generation, or text the stop rule
+	// cuts back to blank) is ruled out and the token drawn again from the
+	// rest of the distribution. Models given retrieved blocks tend to
+	// close the target at once and start the blocks' "# file path:"
+	// pattern, which the authors' regenerations (Retries) only redraw.
+	BlankGuard bool
 }
 
 // DefaultConfig is the paper's setting: temperature 0.6, 512 new tokens,
 // the authors' 1000-token, 10-block context budget, and up to 3
-// regenerations; with the prompt's final newline healed.
-var DefaultConfig = Config{Temperature: 0.6, MaxNewTokens: 512, Retries: 3, Budget: retrieve.DefaultBudget, HealNewline: true}
+// regenerations; with the prompt's final newline healed and blank bodies
+// guarded against.
+var DefaultConfig = Config{Temperature: 0.6, MaxNewTokens: 512, Retries: 3, Budget: retrieve.DefaultBudget,
+	HealNewline: true, BlankGuard: true}
 
 // Validate reports a configuration that cannot work.
 func (c Config) Validate() error {

@@ -42,6 +42,7 @@ type methodFlags struct {
 	name        string
 	fullProbs   bool
 	noHeal      bool
+	allowBlank  bool
 	kvCaches    int
 }
 
@@ -59,6 +60,7 @@ func (f *methodFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.maxBlocks, "max-blocks", retrieve.DefaultBudget.MaxBlocks, "most retrieved blocks in a prompt")
 	fs.StringVar(&f.name, "name", "", "method name in predictions and traces (ablations with another probe file)")
 	fs.BoolVar(&f.noHeal, "no-heal", false, "give the model the prompt's final newline instead of leaving it for the model to write (see generate.Config.HealNewline)")
+	fs.BoolVar(&f.allowBlank, "allow-blank", false, "let an attempt end before its body has anything but white space (the authors only regenerate such bodies; see generate.Config.BlankGuard)")
 	fs.IntVar(&f.kvCaches, "kv-caches", generate.DefaultSessions, "KV caches kept for returns to earlier prompts (each holds the model's context)")
 	fs.BoolVar(&f.fullProbs, "full-probs", false, "evaluate every probe member for the trace (slower; the decision is the same)")
 }
@@ -91,7 +93,7 @@ func openGenSetup(modelName string, opts engine.Options, f *methodFlags, cfg gen
 		return nil, fmt.Errorf("--kv-caches %d: want at least one", f.kvCaches)
 	}
 	cfg.Retries, cfg.Budget = f.retries, retrieve.Budget{MaxTokens: f.budget, MaxBlocks: f.maxBlocks}
-	cfg.HealNewline = !f.noHeal
+	cfg.HealNewline, cfg.BlankGuard = !f.noHeal, !f.allowBlank
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,83 @@
+package generate
+
+import (
+	"math"
+	"testing"
+
+	"actor/engine"
+)
+
+// TestBlankGuard checks, with logits made by hand over the tiny model's
+// byte-level vocabulary, that while the body is blank the guard rules out
+// an end-of-generation token and any token after which the stop rule cuts
+// the body back to white space, and takes the best token that remains; once
+// the body has text, or with the guard off, the draw is untouched.
+func TestBlankGuard(t *testing.T) {
+	m, tok := loadTiny(t)
+	d := newDecoder(t, m, tok)
+	id := func(s string) int32 {
+		ids := tok.Encode(s, false)
+		if len(ids) != 1 {
+			t.Fatalf("%q is %d tokens in the tiny vocabulary, want 1", s, len(ids))
+		}
+		return ids[0]
+	}
+	var eog int32 = -1
+	for i := range int32(m.Config.Vocab) {
+		if tok.EOG(i) {
+			eog = i
+			break
+		}
+	}
+	if eog < 0 {
+		t.Fatal("the tiny vocabulary has no end-of-generation token")
+	}
+	nl, hash, space, x := id("\n"), id("#"), id(" "), id("x")
+	// ranked: the most likely first
+	logits := func(ranked ...int32) []float32 {
+		l := make([]float32, m.Config.Vocab)
+		for i := range l {
+			l[i] = -100
+		}
+		for r, t := range ranked {
+			l[t] = float32(10 - r)
+		}
+		return l
+	}
+	greedy := engine.NewSampler(engine.SamplerConfig{})
+	cases := []struct {
+		name  string
+		text  string
+		l     []float32
+		guard bool
+		want  int32
+	}{
+		{"end of generation first, blank body", "", logits(eog, x), true, x},
+		{"column 0 after a blank line", "\n", logits(hash, nl, x), true, nl},
+		{"column 0 after blank lines, then space", "\n\n", logits(hash, eog, space), true, space},
+		{"a newline alone does not end the body", "", logits(nl, x), true, nl},
+		{"guard off", "\n", logits(hash, x), false, hash},
+		{"body has text", "\n    y = 1\n", logits(hash, x), true, hash},
+		{"body has text, end of generation", "\n    y", logits(eog, x), true, eog},
+	}
+	for _, c := range cases {
+		orig := append([]float32(nil), c.l...)
+		if got := d.sample(greedy, c.l, []byte(c.text), c.guard); got != c.want {
+			t.Errorf("%s: drew %q (%d), want %q (%d)", c.name, tok.Piece(got), got, tok.Piece(c.want), c.want)
+		}
+		for i := range orig {
+			if orig[i] != c.l[i] {
+				t.Fatalf("%s: the guard changed the caller's logits", c.name)
+			}
+		}
+	}
+	// a model that gives nothing else any probability keeps its draw
+	all := make([]float32, m.Config.Vocab)
+	for i := range all {
+		all[i] = float32(math.Inf(-1))
+	}
+	all[eog] = 0
+	if got := d.sample(greedy, all, nil, true); got != eog {
+		t.Errorf("only an end token possible: drew %d, want %d", got, eog)
+	}
+}
