@@ -68,7 +68,7 @@ func NewACToR(d *Decoder, cfg Config, r Retriever, opt ACToROptions) (Generator,
 func (g *actor) Generate(t Target, sample int) (*Sample, error) {
 	start := time.Now()
 	s := g.newSample(t, sample)
-	res, ms, err := g.retrieveOnce(g.r, t, t.Prompt)
+	res, ms, err := g.retrieveOnce(g.r, t, startQuery(t))
 	if err != nil {
 		return nil, err
 	}

@@ -28,13 +28,6 @@ func (b *base) Method() string { return b.method }
 // Notes says what differs from the paper's method.
 func (b *base) Notes() []string { return b.notes }
 
-// CountTokens counts a text's generator tokens as the prompt builder
-// needs them: encoded on its own, with the BOS token when the model adds
-// one (as the authors' Hugging Face encode does).
-func (b *base) CountTokens(text string) (int, error) {
-	return len(b.dec.tok.Encode(text, true)), nil
-}
-
 // retrieveOnce returns r's blocks for query, reusing the previous result
 // when the target and query are the same; ms is the time it took (0 when
 // reused).
@@ -54,7 +47,7 @@ func (b *base) retrieveOnce(r Retriever, t Target, query string) ([]retrieve.Res
 
 // contextPrompt is the ACToR layout of REFERENCE.md §3 for the blocks.
 func (b *base) contextPrompt(res []retrieve.Result, t Target) (retrieve.Prompt, error) {
-	return retrieve.ACToRPrompt(res, t.Path, t.Prompt, b, b.cfg.Budget)
+	return ContextPrompt(res, t, b.dec.tok, b.cfg.Budget)
 }
 
 // newSample starts a sample's record.

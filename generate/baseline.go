@@ -88,7 +88,7 @@ func (g *repoCoder) Generate(t Target, sample int) (*Sample, error) {
 		if err != nil {
 			return "", "", err
 		}
-		p, err := retrieve.RepoCoderPrompt(res, t.Prompt, g, g.cfg.Budget)
+		p, err := retrieve.RepoCoderPrompt(res, t.Prompt, TokenCounter{g.dec.tok}, g.cfg.Budget)
 		if err != nil {
 			return "", "", err
 		}

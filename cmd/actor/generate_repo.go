@@ -192,26 +192,32 @@ func shippedProbe(model string) (string, error) {
 	return "", fmt.Errorf("no probe for %s: give --probe FILE (looked for %s in %s), or --no-inference", model, name, strings.Join(shippedProbeDirs(), " and "))
 }
 
-// corpus reads a repository for the method: its blocks and windows, and,
-// with an encoder, the blocks' embeddings from the repository's index
-// (refreshed first, as actor index does).
+// corpus reads a repository for the method (see openCorpus).
 func (s *genSetup) corpus(ctx context.Context, repo string) (*generate.Corpus, error) {
+	return openCorpus(ctx, repo, s.enc, s.stderr)
+}
+
+// openCorpus reads a repository: its blocks and windows, and, with an
+// encoder, the blocks' embeddings from the repository's index (refreshed
+// first, as actor index does). Generation and labelling read repositories
+// through it, so both retrieve from the same blocks.
+func openCorpus(ctx context.Context, repo string, enc retrieve.Encoder, stderr io.Writer) (*generate.Corpus, error) {
 	walk := index.WalkOptions{Include: []string{"*.py"},
-		Skip: func(rel string, reason error) { fmt.Fprintf(s.stderr, "warning: skipped %s: %v\n", rel, reason) }}
+		Skip: func(rel string, reason error) { fmt.Fprintf(stderr, "warning: skipped %s: %v\n", rel, reason) }}
 	c, err := generate.ReadCorpus(repo, walk)
 	if err != nil {
 		return nil, err
 	}
-	if s.enc == nil {
+	if enc == nil {
 		return c, nil
 	}
 	ix := repoIndexFlags{include: walk.Include, maxSize: index.DefaultMaxSize, unit: "sa", batch: 32}
-	emb := candidateEmbedder(s.enc)
+	emb := candidateEmbedder(enc)
 	var progress io.Writer
 	if isTerminal(os.Stderr) {
-		progress = s.stderr
+		progress = stderr
 	}
-	st, _, err := ix.updateIndex(ctx, repo, emb, progress, s.stderr)
+	st, _, err := ix.updateIndex(ctx, repo, emb, progress, stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +226,7 @@ func (s *genSetup) corpus(ctx context.Context, repo string) (*generate.Corpus, e
 	if err != nil {
 		return nil, err
 	}
-	c.Blocks, c.Vectors, c.Encoder = stored.Candidates, stored.Vectors, s.enc
+	c.Blocks, c.Vectors, c.Encoder = stored.Candidates, stored.Vectors, enc
 	return c, nil
 }
 

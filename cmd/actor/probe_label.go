@@ -20,6 +20,8 @@ import (
 	"actor/probe/dataset"
 	"actor/probe/labeler"
 	"actor/probe/labels"
+	"actor/retrieve"
+	"actor/tokenizer"
 )
 
 var probeDatasetFlags struct {
@@ -88,12 +90,17 @@ func runProbeDataset(stderr io.Writer) error {
 	return nil
 }
 
-var probeLabelFlags struct {
+// labelFlags are actor probe label's flags.
+type labelFlags struct {
 	data, out, model                       string
 	rules                                  critical.Rules
 	noMismatch, noUncertainty, noAttention bool
 	maxTarget, limit, ctx, threads         int
 	bos, strict                            bool
+	repos, encoder                         string
+	noRetrieval, noHeal                    bool
+	sigma                                  float64
+	budget, maxBlocks                      int
 }
 
 var probeLabelCmd = &cobra.Command{
@@ -104,9 +111,18 @@ the model over prompt + body records, per body token, the greedy prediction,
 the entropy (nats), log p(target), the final-norm hidden state and the
 influence (mean of the top-k head-averaged last-layer attentions later body
 tokens pay it); tokens are critical by mismatch OR entropy ≥ --entropy OR
-influence ≥ --influence. The prompt is "# file path: PATH" and the signature
-and docstring, without retrieved context. Results go to DIR (hidden states
-as float16 + JSONL); rerunning continues after the last complete function.`,
+influence ≥ --influence.
+
+The prompt is the one ACToR starts generating from: the function is located
+in its repository (--repos DIR holds one folder per repository of the
+dataset), the repository's blocks are retrieved for its signature and
+docstring (dense all-MiniLM-L6-v2 with position-aware query pooling, its own
+lines and the rest of its file hidden), laid out best first under the token
+budget, then "# file path: PATH" and the signature and docstring; the
+prompt's final newline is left to the body, as generation leaves it to the
+model. --no-retrieval labels with the path, signature and docstring only.
+Results go to DIR (hidden states as float16 + JSONL); rerunning continues
+after the last complete function.`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
 		return runProbeLabel(cmd.Context(), cmd.ErrOrStderr())
@@ -127,8 +143,12 @@ func (e engineScorer) Score(prompt, target []int32) (*labeler.Scored, error) {
 	return &out, nil
 }
 
+var probeLabelFlags labelFlags
+
 func runProbeLabel(ctx context.Context, stderr io.Writer) error {
 	f := &probeLabelFlags
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
 	if f.data == "" || f.out == "" {
 		return errors.New("probe label: --data and --out are required")
 	}
@@ -173,7 +193,10 @@ func runProbeLabel(ctx context.Context, stderr io.Writer) error {
 	}
 	defer sess.Close()
 	info := probeModelInfo(m, tok)
-	mode := "file path + signature + docstring, no retrieval"
+	prompts, mode, err := f.promptBuilder(ctx, tok, stderr)
+	if err != nil {
+		return err
+	}
 	if f.bos {
 		mode += ", BOS"
 	}
@@ -190,11 +213,9 @@ func runProbeLabel(ctx context.Context, stderr io.Writer) error {
 		progressbar.OptionSetDescription("labelling"), progressbar.OptionShowCount(), progressbar.OptionShowIts(),
 		progressbar.OptionSetItsString("fn"), progressbar.OptionSetPredictTime(true), progressbar.OptionSetWidth(30),
 		progressbar.OptionThrottle(200*time.Millisecond))
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
-	defer stop()
 	start := time.Now()
 	sum, err := labeler.Run(ctx, samples, tok, engineScorer{sess}, w, labeler.Options{
-		Rules: rules, MaxTarget: f.maxTarget, Context: sess.Capacity(), AddBOS: f.bos,
+		Rules: rules, MaxTarget: f.maxTarget, Context: sess.Capacity(), AddBOS: f.bos, Prompt: prompts, Heal: !f.noHeal,
 		Progress: func(done, _ int) { _ = bar.Set(done) },
 		Warn:     func(msg string) { fmt.Fprintln(stderr, "\nactor: warning:", msg) },
 	})
@@ -212,6 +233,44 @@ func runProbeLabel(ctx context.Context, stderr io.Writer) error {
 		sum.Labelled, sum.Tokens, sum.Critical, 100*float64(sum.Critical)/float64(max(1, sum.Tokens)), secs,
 		float64(sum.Tokens)/secs, sum.Done, sum.Skipped)
 	return w.Close()
+}
+
+// promptBuilder returns the labelling prompt of each function and a
+// description of it for the labels header.
+func (f *labelFlags) promptBuilder(ctx context.Context, tok *tokenizer.Tokenizer, stderr io.Writer) (func(*dataset.Sample) (string, error), string, error) {
+	heal := ", final newline healed"
+	if f.noHeal {
+		heal = ""
+	}
+	if f.noRetrieval {
+		if f.repos != "" {
+			return nil, "", errors.New("probe label: --repos and --no-retrieval exclude each other")
+		}
+		return labeler.NoRetrieval, "file path + signature + docstring, no retrieval" + heal, nil
+	}
+	if f.repos == "" {
+		return nil, "", errors.New("probe label: --repos DIR (a folder per repository of --data) is required to retrieve as generation does; or --no-retrieval")
+	}
+	if f.budget < 1 || f.maxBlocks < 1 || !(f.sigma > 0) {
+		return nil, "", errors.New("probe label: --budget, --max-blocks and --sigma must be positive")
+	}
+	p := &labelPrompts{ctx: ctx, root: f.repos, tok: tok, pool: retrieve.WeightedPooling(f.sigma),
+		budget: retrieve.Budget{MaxTokens: f.budget, MaxBlocks: f.maxBlocks}, stderr: stderr}
+	retriever := "BM25"
+	if f.encoder != "none" {
+		if openEncoder == nil {
+			return nil, "", errors.New("probe label: this build has no dense encoder; give --encoder none for BM25")
+		}
+		enc, err := openEncoder(f.encoder)
+		if err != nil {
+			return nil, "", fmt.Errorf("probe label: encoder %s: %w", f.encoder, err)
+		}
+		p.enc = enc
+		retriever = fmt.Sprintf("dense %s, position-aware query pooling σ %g", f.encoder, f.sigma)
+	}
+	mode := fmt.Sprintf("ACToR's first prompt: retrieved blocks (%s; at most %d blocks, %d tokens) + file path + signature + docstring%s",
+		retriever, f.maxBlocks, f.budget, heal)
+	return p.prompt, mode, nil
 }
 
 func init() {
@@ -251,6 +310,13 @@ func init() {
 	l.IntVar(&lf.threads, "threads", 0, "CPU threads for ggml (0: number of CPUs, at most 8)")
 	l.BoolVar(&lf.bos, "bos", false, "encode the prompt with the model's BOS token (the authors label without)")
 	l.BoolVar(&lf.strict, "strict", false, "stop at the first unusable row of --data instead of skipping it")
+	l.StringVar(&lf.repos, "repos", "", "folder holding the dataset's repositories (REPOS/<repo>), to retrieve as generation does")
+	l.BoolVar(&lf.noRetrieval, "no-retrieval", false, "label with the file path, signature and docstring only")
+	l.StringVar(&lf.encoder, "encoder", defaultEncoder, `dense encoder of the retrieval ("none": BM25)`)
+	l.Float64Var(&lf.sigma, "sigma", retrieve.DefaultSigma, "σ of the position-aware query pooling")
+	l.IntVar(&lf.budget, "budget", retrieve.DefaultBudget.MaxTokens, "generator tokens for retrieved blocks")
+	l.IntVar(&lf.maxBlocks, "max-blocks", retrieve.DefaultBudget.MaxBlocks, "most retrieved blocks in a prompt")
+	l.BoolVar(&lf.noHeal, "no-heal", false, "keep the prompt's final newline in the prompt (generation leaves it to the model)")
 
 	probeCmd.AddCommand(probeDatasetCmd, probeLabelCmd)
 }

@@ -96,7 +96,7 @@ func runProbeRate(ctx context.Context, stdout, stderr io.Writer) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		text, _ := labeler.NoRetrieval(s)
+		text, _ := labeler.NoRetrieval(&s)
 		var one rateCounts
 		for try := 0; try <= f.retries; try++ {
 			one = rateCounts{}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"actor/engine"
+	"actor/gguf"
 	"actor/probe"
 	"actor/probe/critical"
 	"actor/probe/dataset"
@@ -119,35 +120,105 @@ func TestProbeLabelMatchesHFReference(t *testing.T) {
 	t.Logf("%d prompt + %d target tokens, %d critical", P, len(target), crit)
 }
 
-// tinyFunctions writes n toy functions as RepoST JSONL (and one without a
-// body, which label skips unless --strict).
-func tinyFunctions(t *testing.T, n int) string {
+// tinyFunctions writes n toy functions, function i into REPOS/toy/m<i>.py,
+// and as RepoST JSONL (and one without a body, which label skips unless
+// --strict); it returns the JSONL file and REPOS.
+func tinyFunctions(t *testing.T, n int) (data, repos string) {
+	repos = t.TempDir()
+	if err := os.MkdirAll(filepath.Join(repos, "toy"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	var b strings.Builder
 	for i := range n {
 		fn := fmt.Sprintf("def f%d(x):\n    \"\"\"Return x plus %d.\"\"\"\n", i, i)
-		row := map[string]any{"prompt": fn + fmt.Sprintf("    y = x + %d\n    return y * 2", i), "metadata": map[string]any{
-			"task_id": fmt.Sprintf("toy/%d", i), "target_function_prompt": fn, "fpath_tuple": []string{"toy", "m.py"}}}
+		body := fmt.Sprintf("    y = x + %d\n    return y * 2", i)
+		file := fmt.Sprintf("m%d.py", i)
+		row := map[string]any{"prompt": fn + body, "metadata": map[string]any{
+			"task_id": fmt.Sprintf("toy/%d", i), "target_function_prompt": fn, "fpath_tuple": []string{"toy", file},
+			"context_start_lineno": 0, "line_no": 2}}
 		line, _ := json.Marshal(row)
 		b.Write(append(line, '\n'))
+		if err := os.WriteFile(filepath.Join(repos, "toy", file), []byte(fn+body+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	b.WriteString(`{"task_id": "toy/empty", "target_function_prompt": "def e():\n", "ground_truth": ""}` + "\n")
-	return writeFile(t, "funcs.jsonl", b.String())
+	return writeFile(t, "funcs.jsonl", b.String()), repos
+}
+
+// TestProbeLabelPrompts checks that labelling prompts are generation's:
+// with --repos, the blocks retrieved for the function (never its own or
+// later lines) before its path, signature and docstring, the final newline
+// moved to the body; with --no-retrieval, the path, signature and docstring.
+func TestProbeLabelPrompts(t *testing.T) {
+	data, repos := tinyFunctions(t, 6)
+	read := func(dir string) []labels.Sample {
+		set, err := labels.Open(dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer set.Close()
+		return set.Samples
+	}
+	dir := filepath.Join(t.TempDir(), "labels")
+	_, stderr, code := runActor(t, "probe", "label", "--model", tinyModel, "--data", data, "--out", dir, "--threads", "1",
+		"--repos", repos, "--encoder", "none", "--budget", "120", "--max-blocks", "2")
+	if code != 0 || !strings.Contains(stderr, "labelled 6 functions") {
+		t.Fatalf("label: code %d\n%s", code, stderr)
+	}
+	samples := read(dir)
+	for i, s := range samples {
+		fn := fmt.Sprintf("def f%d(x):\n    \"\"\"Return x plus %d.\"\"\"\n", i, i)
+		if s.Prefix != fn || !strings.HasPrefix(s.Target, "\n    y = x + ") {
+			t.Errorf("function %d: prefix %q, target %q: want the signature and docstring, then the body from its newline", i, s.Prefix, s.Target)
+		}
+	}
+	// The prompts themselves: rebuild function 3's as generation does.
+	_, repoStderr, code := runActor(t, "probe", "label", "--model", tinyModel, "--data", data, "--out", filepath.Join(t.TempDir(), "x"),
+		"--repos", repos, "--no-retrieval")
+	if code == 0 || !strings.Contains(repoStderr, "exclude each other") {
+		t.Errorf("--repos with --no-retrieval: code %d\n%s", code, repoStderr)
+	}
+	_, stderr, code = runActor(t, "probe", "label", "--model", tinyModel, "--data", data, "--out", filepath.Join(t.TempDir(), "y"))
+	if code == 0 || !strings.Contains(stderr, "--repos DIR") {
+		t.Errorf("no --repos: code %d\n%s", code, stderr)
+	}
+	stdout, stderr, code := runActor(t, "prompt", repos+"/toy", "--file", "m3.py", "--line", "1", "--model", tinyModel,
+		"--method", "bm25", "--budget", "120", "--max-blocks", "2")
+	if code != 0 {
+		t.Fatalf("prompt: code %d\n%s", code, stderr)
+	}
+	if !strings.HasSuffix(stdout, "# file path: m3.py\n\ndef f3(x):\n    \"\"\"Return x plus 3.\"\"\"\n") || !strings.Contains(stdout, "# def f") ||
+		strings.Contains(stdout, "# def f3(") {
+		t.Errorf("prompt of f3: want other functions' blocks, then f3's signature and docstring:\n%s", stdout)
+	}
+	g, err := gguf.Open(tinyModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := tokenizer.FromGGUF(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(tok.Encode(strings.TrimSuffix(stdout, "\n"), false)); samples[3].PromptTokens != n {
+		t.Errorf("function 3 labelled after a prompt of %d tokens; actor prompt's (final newline healed) has %d", samples[3].PromptTokens, n)
+	}
 }
 
 // The commands end to end on the tiny model: label (resumable), train,
 // info, analyze (with the probe), and their errors on bad input.
 func TestProbePipelineCLI(t *testing.T) {
-	data := tinyFunctions(t, 20)
+	data, _ := tinyFunctions(t, 20)
 	dir := filepath.Join(t.TempDir(), "labels")
-	_, stderr, code := runActor(t, "probe", "label", "--model", tinyModel, "--data", data, "--out", dir, "--limit", "12", "--threads", "1")
+	_, stderr, code := runActor(t, "probe", "label", "--model", tinyModel, "--data", data, "--out", dir, "--limit", "12", "--threads", "1", "--no-retrieval")
 	if code != 0 || !strings.Contains(stderr, "labelled 12 functions") || !strings.Contains(stderr, "funcs.jsonl:21: task toy/empty: function without a body") {
 		t.Fatalf("label: code %d\n%s", code, stderr)
 	}
-	_, stderr, code = runActor(t, "probe", "label", "--model", tinyModel, "--data", data, "--out", dir, "--threads", "1")
+	_, stderr, code = runActor(t, "probe", "label", "--model", tinyModel, "--data", data, "--out", dir, "--threads", "1", "--no-retrieval")
 	if code != 0 || !strings.Contains(stderr, "resuming") || !strings.Contains(stderr, "labelled 8 functions") || !strings.Contains(stderr, "12 done before") {
 		t.Fatalf("resumed label: code %d\n%s", code, stderr)
 	}
-	_, stderr, code = runActor(t, "probe", "label", "--model", tinyModel, "--data", data, "--out", dir, "--strict")
+	_, stderr, code = runActor(t, "probe", "label", "--model", tinyModel, "--data", data, "--out", dir, "--strict", "--no-retrieval")
 	if code != 1 || !strings.Contains(stderr, "funcs.jsonl:21: task toy/empty: function without a body") {
 		t.Errorf("strict label: code %d\n%s", code, stderr)
 	}

@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"actor/generate"
 	"actor/gguf"
 	"actor/models"
 	"actor/retrieve"
@@ -16,12 +17,6 @@ import (
 
 	"github.com/spf13/cobra"
 )
-
-// modelTokens counts tokens with a GGUF model's tokenizer, BOS included
-// when the model adds one (as the authors' Hugging Face encode does).
-type modelTokens struct{ tok *tokenizer.Tokenizer }
-
-func (m modelTokens) CountTokens(s string) (int, error) { return len(m.tok.Encode(s, true)), nil }
 
 // loadTokenCounter opens the generator model's tokenizer.
 func loadTokenCounter(model string) (retrieve.TokenCounter, error) {
@@ -37,7 +32,7 @@ func loadTokenCounter(model string) (retrieve.TokenCounter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return modelTokens{tok}, nil
+	return generate.TokenCounter{Tok: tok}, nil
 }
 
 var promptFlags struct {

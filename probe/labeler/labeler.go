@@ -9,6 +9,7 @@ package labeler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -56,8 +57,17 @@ type Options struct {
 	// AddBOS encodes the prompt with the model's BOS token. The authors
 	// label without special tokens (add_special_tokens=False).
 	AddBOS bool
-	// Prompt builds the prompt text of a function; nil: NoRetrieval.
-	Prompt func(dataset.Sample) (string, error)
+	// Prompt builds the prompt text of a function; nil: NoRetrieval. It
+	// may rewrite the sample's Prompt and Body to the text generation
+	// works with (a method as indented in its file). An error wrapping
+	// ErrSkip skips the function with a warning.
+	Prompt func(*dataset.Sample) (string, error)
+	// Heal moves the prompt's final newline to the front of the body, as
+	// generation leaves that newline for the model to write (see
+	// generate.Config.HealNewline): the body is then labelled as the
+	// model produces it, its first token a newline with the indentation
+	// (the stored prefix stays the signature and docstring as given).
+	Heal bool
 	// Progress, if set, is called after each function (done of total,
 	// counting functions already stored by an earlier run).
 	Progress func(done, total int)
@@ -65,10 +75,13 @@ type Options struct {
 	Warn func(string)
 }
 
+// ErrSkip marks a function its prompt cannot be built for (Options.Prompt).
+var ErrSkip = errors.New("skipped")
+
 // NoRetrieval is the prompt without repository context: REFERENCE.md §3's
 // layout with no retrieved block, "# file path: {path}\n\n" and the
 // signature and docstring.
-func NoRetrieval(s dataset.Sample) (string, error) {
+func NoRetrieval(s *dataset.Sample) (string, error) {
 	return "# file path: " + s.Path + "\n\n" + s.Prompt, nil
 }
 
@@ -101,9 +114,17 @@ func Run(ctx context.Context, samples []dataset.Sample, tok Tokenizer, sc Scorer
 			sum.Done++
 			continue
 		}
-		text, err := o.Prompt(s)
+		text, err := o.Prompt(&s)
+		if errors.Is(err, ErrSkip) {
+			warn("sample %s: %v", s.ID, err)
+			sum.Skipped++
+			continue
+		}
 		if err != nil {
 			return sum, fmt.Errorf("sample %s: prompt: %w", s.ID, err)
+		}
+		if o.Heal && strings.HasSuffix(text, "\n") {
+			text, s.Body = strings.TrimSuffix(text, "\n"), "\n"+s.Body
 		}
 		prompt := tok.Encode(text, o.AddBOS)
 		target := tok.Encode(s.Body, false)

@@ -1,0 +1,38 @@
+package generate
+
+import (
+	"actor/retrieve"
+	"actor/tokenizer"
+)
+
+// TokenCounter counts a text's generator tokens as the prompt budget needs
+// them: encoded on its own, with the BOS token when the model adds one (as
+// the authors' Hugging Face encode does).
+type TokenCounter struct{ Tok *tokenizer.Tokenizer }
+
+// CountTokens implements retrieve.TokenCounter.
+func (c TokenCounter) CountTokens(text string) (int, error) {
+	return len(c.Tok.Encode(text, true)), nil
+}
+
+// ContextPrompt lays out retrieved blocks before the target as ACToR and
+// RawRAG decode it (REFERENCE.md §3): best block first, under budget.
+func ContextPrompt(res []retrieve.Result, t Target, tok *tokenizer.Tokenizer, budget retrieve.Budget) (retrieve.Prompt, error) {
+	return retrieve.ACToRPrompt(res, t.Path, t.Prompt, TokenCounter{tok}, budget)
+}
+
+// StartPrompt is the prompt ACToR starts decoding from: the blocks r
+// returns for the target's signature and docstring, in ContextPrompt's
+// layout. Labelling builds its prompts with it, so that the probe learns
+// from hidden states of the prompts it later judges.
+func StartPrompt(r Retriever, t Target, tok *tokenizer.Tokenizer, budget retrieve.Budget) (retrieve.Prompt, error) {
+	res, err := r.Retrieve(startQuery(t), t.Exclusion)
+	if err != nil {
+		return retrieve.Prompt{}, err
+	}
+	return ContextPrompt(res, t, tok, budget)
+}
+
+// startQuery is the query of the first retrieval: the target's signature
+// and docstring.
+func startQuery(t Target) string { return t.Prompt }
