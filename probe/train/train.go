@@ -94,9 +94,16 @@ type Options struct {
 	SplitSeed uint64         // 42
 	TrainFrac float64        // 0.8
 	Rules     critical.Rules // labelling rules applied to the stored statistics
-	Threshold float64        // unanimity threshold stored in the probe, 0.7
-	MLP       mlp.Config     // each member's recipe; member i uses seed MLP.Seed+i
-	Threads   int            // total goroutines (members in parallel, then units)
+	Threshold float64        // unanimity threshold stored in the probe, 0.7, unless calibrated
+	// Holdout is the share of functions kept out of training for
+	// calibration (0: none, every function trains).
+	Holdout float64
+	// TargetRate, when above 0, replaces Threshold by the value at which
+	// the ensemble flags this share of the held-out functions' judged
+	// tokens (see Calibration); it needs Holdout > 0.
+	TargetRate float64
+	MLP        mlp.Config // each member's recipe; member i uses seed MLP.Seed+i
+	Threads    int        // total goroutines (members in parallel, then units)
 	// Progress, if set, is called after each epoch of each member
 	// (member is 0-based); calls may come from several goroutines.
 	Progress func(member int, ep mlp.Epoch)
@@ -131,6 +138,9 @@ type Report struct {
 	SplitSeed uint64         `json:"split_seed"`
 	Members   []MemberReport `json:"members"`
 	Ensemble  mlp.Metrics    `json:"ensemble_val"` // unanimous decision on all members' validation rows
+	// Calibration is how the threshold was chosen on held-out functions
+	// (nil without Holdout).
+	Calibration *Calibration `json:"calibration,omitempty"`
 	// Seconds and ExamplesPS (training examples processed per second) are
 	// left out of the JSON so that a probe file depends only on its inputs.
 	Seconds    float64 `json:"-"`
@@ -142,13 +152,30 @@ func Ensemble(set *labels.Set, o Options) (*probe.Probe, *Report, error) {
 	if err := o.Rules.Validate(); err != nil {
 		return nil, nil, err
 	}
-	positive := make([]bool, len(set.Tokens))
-	selfInfo := make([]float64, len(set.Tokens))
+	if o.TargetRate < 0 || o.TargetRate >= 1 || (o.TargetRate > 0 && o.Holdout <= 0) || o.Holdout < 0 || o.Holdout >= 1 {
+		return nil, nil, fmt.Errorf("train: target rate %v needs a held-out share in (0, 1), got %v", o.TargetRate, o.Holdout)
+	}
+	isCritical := func(t labels.Token) bool { return t.Criteria(o.Rules)&o.Rules.Enabled != 0 }
+	held := holdOut(set, o.Holdout, o.SplitSeed)
+	// training draws on the tokens of the functions not held out
+	var use []int
 	for i, t := range set.Tokens {
-		positive[i] = t.Criteria(o.Rules)&o.Rules.Enabled != 0
-		selfInfo[i] = t.SelfInfo
+		if !held[t.Sample] {
+			use = append(use, i)
+		}
+	}
+	positive := make([]bool, len(use))
+	selfInfo := make([]float64, len(use))
+	for j, i := range use {
+		positive[j] = isCritical(set.Tokens[i])
+		selfInfo[j] = set.Tokens[i].SelfInfo
 	}
 	pos, neg := Balance(positive, selfInfo)
+	for _, s := range [][]int{pos, neg} {
+		for k, j := range s {
+			s[k] = use[j]
+		}
+	}
 	if len(pos) == 0 || len(neg) == 0 {
 		return nil, nil, fmt.Errorf("labels %s: %d critical and %d other tokens: both classes are needed", set.Dir(), len(pos), len(set.Tokens)-len(pos))
 	}
@@ -156,8 +183,8 @@ func Ensemble(set *labels.Set, o Options) (*probe.Probe, *Report, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("labels %s: %w", set.Dir(), err)
 	}
-	rep := &Report{Labels: set.Dir(), Samples: len(set.Samples), Tokens: len(set.Tokens), Positives: len(pos),
-		Negatives: len(set.Tokens) - len(pos), Kept: len(neg), Rules: o.Rules, Config: o.MLP, SplitSeed: o.SplitSeed,
+	rep := &Report{Labels: set.Dir(), Samples: len(set.Samples) - len(held), Tokens: len(use), Positives: len(pos),
+		Negatives: len(use) - len(pos), Kept: len(neg), Rules: o.Rules, Config: o.MLP, SplitSeed: o.SplitSeed,
 		Members: make([]MemberReport, o.Members)}
 	vals := make([]mlp.Data, o.Members)
 	start := time.Now()
@@ -194,6 +221,19 @@ func Ensemble(set *labels.Set, o Options) (*probe.Probe, *Report, error) {
 	for _, m := range rep.Members {
 		n := m.Net
 		p.Members = append(p.Members, probe.Member{W1: n.W1(), B1: n.B1(), W2: n.W2(), B2: n.B2()})
+	}
+	if o.Holdout > 0 {
+		c, err := calibrate(set, p, held, o.TargetRate, isCritical)
+		if err != nil {
+			return nil, nil, err
+		}
+		if o.TargetRate > 0 {
+			if c.Judged == 0 {
+				return nil, nil, fmt.Errorf("labels %s: the held-out functions have no judged tokens to calibrate on", set.Dir())
+			}
+			p.Threshold = c.Threshold
+		}
+		rep.Calibration = &c
 	}
 	rep.Ensemble = ensembleMetrics(p, vals)
 	if p.Metrics, err = json.Marshal(rep); err != nil {

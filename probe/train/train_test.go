@@ -72,9 +72,9 @@ func TestSplitDisjointAndSized(t *testing.T) {
 }
 
 // synthetic writes a labels directory whose hidden states are two unit Gaussian
-// clouds 10σ apart: critical tokens (entropy ≥ 0.8) in one, the rest in the
-// other. Non-critical tokens get varied self-information.
-func synthetic(t *testing.T, d, samples, perSample int) string {
+// clouds 2·sep σ apart: critical tokens (entropy ≥ 0.8) in one, the rest in
+// the other. Non-critical tokens get varied self-information.
+func synthetic(t *testing.T, d, samples, perSample int, sep float64) string {
 	dir := filepath.Join(t.TempDir(), "labels")
 	rules := critical.DefaultRules()
 	h := labels.NewHeader(probe.ModelInfo{Arch: "llama", Hidden: d, TokenizerHash: "t"}, rules, "synthetic", 0)
@@ -111,7 +111,7 @@ func synthetic(t *testing.T, d, samples, perSample int) string {
 				sign = 1
 			}
 			for k := range v {
-				v[k] = float32(rng.NormFloat64() + sign*5*dirv[k]/norm)
+				v[k] = float32(rng.NormFloat64() + sign*sep*dirv[k]/norm)
 			}
 			hid = append(hid, v)
 		}
@@ -130,7 +130,7 @@ func synthetic(t *testing.T, d, samples, perSample int) string {
 // seed gives bit-identical weights with 1 or 2 goroutines.
 func TestEnsembleSyntheticSeparable(t *testing.T) {
 	const d = 24
-	dir := synthetic(t, d, 40, 50) // 2000 tokens, ~500 critical
+	dir := synthetic(t, d, 40, 50, 5) // 2000 tokens, ~500 critical
 	set, err := labels.Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -178,7 +178,7 @@ func TestEnsembleSyntheticSeparable(t *testing.T) {
 }
 
 func TestEnsembleNeedsBothClasses(t *testing.T) {
-	dir := synthetic(t, 4, 2, 5)
+	dir := synthetic(t, 4, 2, 5, 5)
 	set, err := labels.Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -188,5 +188,59 @@ func TestEnsembleNeedsBothClasses(t *testing.T) {
 	r.EntropyMin = 100 // nothing is critical any more
 	if _, _, err := Ensemble(set, DefaultOptions(r)); err == nil {
 		t.Error("no positives accepted")
+	}
+}
+
+// With a held-out share and a target rate, training never sees the held-out
+// functions, and the stored threshold makes the ensemble flag the target
+// share of their judged tokens (not the first of each function), as
+// recomputed here with the saved probe's own decision.
+func TestEnsembleCalibratesOnHeldOutFunctions(t *testing.T) {
+	const d, samples, per = 16, 40, 50
+	dir := synthetic(t, d, samples, per, 1) // overlapping clouds: probabilities spread out
+	set, err := labels.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer set.Close()
+	o := DefaultOptions(set.Header.Rules)
+	o.MLP.Epochs, o.MLP.Units, o.Holdout, o.TargetRate = 5, 32, 0.25, 0.1
+	p, rep, err := Ensemble(set, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rep.Calibration
+	if c == nil || c.Functions != 10 || c.Judged != 10*(per-1) || rep.Samples != samples-10 || rep.Tokens != (samples-10)*per {
+		t.Fatalf("held out %+v; trained on %d functions, %d tokens", c, rep.Samples, rep.Tokens)
+	}
+	if p.Threshold != c.Threshold || p.Threshold == probe.DefaultThreshold {
+		t.Errorf("probe threshold %v, calibrated %v", p.Threshold, c.Threshold)
+	}
+	held := holdOut(set, o.Holdout, o.SplitSeed)
+	x := make([]float32, d)
+	flagged, judgedN := 0, 0
+	for _, tk := range set.Tokens {
+		if !held[tk.Sample] || tk.Pos == 0 {
+			continue
+		}
+		judgedN++
+		if err := set.Hidden([]int64{tk.Row}, x); err != nil {
+			t.Fatal(err)
+		}
+		if p.Critical(x) {
+			flagged++
+		}
+	}
+	rate := float64(flagged) / float64(judgedN)
+	if judgedN != c.Judged || math.Abs(rate-c.Rate) > 1e-12 || math.Abs(rate-0.1) > 1.0/float64(judgedN)+1e-9 {
+		t.Errorf("the probe flags %d of %d held-out tokens (%.4f); recorded %.4f of %d, target 0.1", flagged, judgedN, rate, c.Rate, c.Judged)
+	}
+	o.TargetRate = 0.3
+	if q, _, err := Ensemble(set, o); err != nil || q.Threshold >= p.Threshold {
+		t.Errorf("a higher target rate gives threshold %v (err %v), want below %v", q.Threshold, err, p.Threshold)
+	}
+	o.Holdout = 0
+	if _, _, err := Ensemble(set, o); err == nil {
+		t.Error("a target rate without held-out functions accepted")
 	}
 }
