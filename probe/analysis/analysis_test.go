@@ -34,7 +34,7 @@ func writeLabels(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	add := func(id, prefix, target string, toks [][5]any) {
+	add := func(id, prefix, target string, promptTokens int, toks [][5]any) {
 		var recs []labels.Token
 		var hid [][]float32
 		off := 0
@@ -49,7 +49,7 @@ func writeLabels(t *testing.T) string {
 			recs = append(recs, labels.NewToken(id, i, st, rules, a, b))
 			hid = append(hid, []float32{float32(i), 1})
 		}
-		if err := w.Add(labels.Sample{ID: id, Prefix: prefix, Target: target}, recs, hid); err != nil {
+		if err := w.Add(labels.Sample{ID: id, Prefix: prefix, Target: target, PromptTokens: promptTokens}, recs, hid); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -58,13 +58,13 @@ func writeLabels(t *testing.T) string {
 	//   " x"        influence 0.1         → Attention only, identifier
 	//   " +"        nothing               → None, operator
 	//   " 1"        H 0.9                 → Uncertainty only, literal
-	add("a", "def f(x):\n    \"\"\"Doc.\"\"\"\n", "    return x + 1", [][5]any{
+	add("a", "def f(x):\n    \"\"\"Doc.\"\"\"\n", "    return x + 1", 30, [][5]any{
 		{"    return", true, 1.0, 0.0, false}, {" x", false, 0.1, 0.1, false}, {" +", false, 0.1, 0.0, false}, {" 1", false, 0.9, 0.0, false}})
 	// Sample b: "    y = 2\n    return y"
 	//   "    y" mismatch only (identifier); " =" all three (operator);
 	//   " 2" none (literal); "\n   " mismatch only but whitespace (filtered);
 	//   " return" none, span unknown; " y" none (identifier).
-	add("b", "def g():\n    \"\"\"G.\"\"\"\n", "    y = 2\n    return y", [][5]any{
+	add("b", "def g():\n    \"\"\"G.\"\"\"\n", "    y = 2\n    return y", 50, [][5]any{
 		{"    y", true, 0.0, 0.0, false}, {" =", true, 2.0, 0.5, false}, {" 2", false, 0.0, 0.0, false},
 		{"\n   ", true, 0.0, 0.0, false}, {" return", false, 0.0, 0.0, true}, {" y", false, 0.0, 0.0, false}})
 	if err := w.Close(); err != nil {
@@ -90,8 +90,11 @@ func TestAnalyzeHandWorked(t *testing.T) {
 			t.Errorf("region %s: %d, want %d", RegionName(f), r.Region[f], want[f])
 		}
 	}
-	if r.Tokens != 10 || r.Critical != 6 || r.Samples != 2 {
-		t.Errorf("tokens %d critical %d samples %d", r.Tokens, r.Critical, r.Samples)
+	if r.Tokens != 10 || r.Critical != 6 || r.Samples != 2 || r.Positions != 90 {
+		t.Errorf("tokens %d critical %d samples %d positions %d", r.Tokens, r.Critical, r.Samples, r.Positions)
+	}
+	if md := r.Markdown(); !strings.Contains(md, "60.00 % of the target tokens and 6.67 % of all 90 positions (prompt + target, 40 prompt tokens a function)") {
+		t.Errorf("report lacks the share of all positions:\n%s", md)
 	}
 	if r.Syntax[M|U][syntax.Keyword] != 1 || r.Syntax[A][syntax.Identifier] != 1 || r.Syntax[U][syntax.Literal] != 1 ||
 		r.Syntax[M][syntax.Identifier] != 1 || r.Syntax[M][syntax.Whitespace] != 1 || r.Syntax[M|U|A][syntax.Operator] != 1 ||

@@ -64,6 +64,8 @@ func (r *Result) Markdown() string {
 	p("# Critical-token analysis: %s\n\n", name)
 	p("Labels `%s`: %d functions, %d target tokens; model %s.\n", r.Labels, r.Samples, r.Tokens, r.Model)
 	p("Critical iff %s.\n\n", rulesText(r.Rules))
+	p("Critical tokens are %.2f %% of the target tokens and %.2f %% of all %d positions (prompt + target, %.0f prompt tokens a function).\n\n",
+		Share(r.Critical, r.Tokens), Share(r.Critical, r.Positions), r.Positions, float64(r.Positions-r.Tokens)/float64(max(1, r.Samples)))
 
 	p("## Composition (paper Fig. 5)\n\n| tokens | count | share of all |\n|---|---:|---:|\n")
 	row := func(label string, n int) { p("| %s | %d | %.2f %% |\n", label, n, Share(n, r.Tokens)) }
