@@ -53,7 +53,7 @@ func (f *methodFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.noInference, "no-inference", false, "ACToR ablation: critical-token inference off (weighted retrieval only)")
 	fs.BoolVar(&f.meanPool, "mean-pool", false, "ACToR ablation: mean-pooled queries instead of the position-aware weights")
 	fs.Float64Var(&f.sigma, "sigma", retrieve.DefaultSigma, "σ of ACToR's position-aware query pooling")
-	fs.Float64Var(&f.threshold, "threshold", 0, "unanimity threshold on p(critical) (0: the probe's, 0.7)")
+	fs.Float64Var(&f.threshold, "threshold", 0, "unanimity threshold on p(critical) (0: the probe's own, calibrated when it was trained; the paper: 0.7)")
 	fs.StringVar(&f.encoder, "encoder", "", "dense encoder model (default: "+defaultEncoder+" when this build can run encoders; otherwise, or with \"none\", BM25 with a warning)")
 	fs.IntVar(&f.retries, "retries", generate.DefaultConfig.Retries, "regenerations of an empty or bare-pass result")
 	fs.IntVar(&f.budget, "budget", retrieve.DefaultBudget.MaxTokens, "generator tokens for retrieved blocks")
