@@ -238,7 +238,7 @@ func TestProbePipelineCLI(t *testing.T) {
 	median := fmt.Sprint(infl[len(infl)/2])
 	probeFile := filepath.Join(t.TempDir(), "tiny.probe")
 	stdout, stderr, code := runActor(t, "probe", "train", "--labels", dir, "--out", probeFile, "--no-mismatch", "--no-uncertainty",
-		"--influence", median, "--epochs", "3", "--units", "16")
+		"--influence", median, "--epochs", "3", "--units", "16", "--target-rate", "0.08")
 	if code != 0 || !strings.Contains(stdout, "ensemble (all > 0.") || !strings.Contains(stdout, "calibrated to flag 8.0 %") || !strings.Contains(stdout, "on 4 held-out functions") || !strings.Contains(stdout, "examples/s (d=64, 16 units)") {
 		t.Fatalf("train: code %d\n%s\n%s", code, stdout, stderr)
 	}
