@@ -89,13 +89,14 @@ func (s *Sample) finish(body, prompt string, start time.Time) *Sample {
 	tr := &s.Trace
 	tr.Tokens, tr.Generated = s.Tokens, s.Generated
 	tr.Triggers, tr.ContextChanges = s.Triggers, s.ContextChanges
-	tr.Judged, tr.ProbeMs, tr.RetrieveMs, tr.ReprefillMs = 0, 0, 0, 0
+	tr.Judged, tr.ProbeMs, tr.RetrieveMs, tr.ReprefillMs, tr.ReprefillTokens = 0, 0, 0, 0, 0
 	for _, a := range tr.Attempts {
 		tr.Judged += a.Judged
 		for _, ev := range a.Events {
 			tr.ProbeMs += ev.ProbeUs / 1000
 			tr.RetrieveMs += ev.RetrieveMs
 			tr.ReprefillMs += ev.PrefillMs
+			tr.ReprefillTokens += ev.Reprefilled
 		}
 	}
 	tr.Seconds = s.Elapsed.Seconds()

@@ -251,6 +251,7 @@ func (d *Decoder) run(a *Attempt, prompt string, smp *engine.Sampler, cfg Config
 					return d.stopOnFull(a, body(text), err, ev)
 				}
 				ev.PrefillMs, ev.Evaluated = msSince(p0), d.stats.Evaluated-w0
+				ev.Reprefilled = ev.Evaluated
 				t = d.sample(smp, pred.Logits, text, cfg.BlankGuard)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -44,6 +45,8 @@ type methodFlags struct {
 	noHeal      bool
 	allowBlank  bool
 	kvCaches    int
+	layout      string
+	change      string
 }
 
 func (f *methodFlags) register(fs *pflag.FlagSet) {
@@ -62,6 +65,8 @@ func (f *methodFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.noHeal, "no-heal", false, "give the model the prompt's final newline instead of leaving it for the model to write (see generate.Config.HealNewline)")
 	fs.BoolVar(&f.allowBlank, "allow-blank", false, "let an attempt end before its body has anything but white space (the authors only regenerate such bodies; see generate.Config.BlankGuard)")
 	fs.IntVar(&f.kvCaches, "kv-caches", generate.DefaultSessions, "KV caches kept for returns to earlier prompts (each holds the model's context)")
+	fs.StringVar(&f.layout, "layout", string(generate.LayoutRanked), "ACToR's prompt layout: ranked (the paper's, best block first) or stable (blocks that stay keep their place, new ones nearest the target)")
+	fs.StringVar(&f.change, "context-change", string(generate.ChangeOrder), "when ACToR's retrieval changes the context: order (the authors': any block or its place differs) or set (only a different set of blocks)")
 	fs.BoolVar(&f.fullProbs, "full-probs", false, "evaluate every probe member for the trace (slower; the decision is the same)")
 }
 
@@ -83,11 +88,17 @@ type genSetup struct {
 
 // openGenSetup loads the model, the probe (ACToR) and the encoder.
 func openGenSetup(modelName string, opts engine.Options, f *methodFlags, cfg generate.Config, stderr io.Writer) (*genSetup, error) {
-	if !slicesContains(generate.Methods, f.method) {
+	if !slices.Contains(generate.Methods, f.method) {
 		return nil, fmt.Errorf("--method %q: want one of %s", f.method, strings.Join(generate.Methods, ", "))
 	}
 	if f.samples < 1 {
 		return nil, fmt.Errorf("-n %d: want at least one sample", f.samples)
+	}
+	if !slices.Contains(generate.Layouts, generate.Layout(f.layout)) {
+		return nil, fmt.Errorf("--layout %q: want ranked or stable", f.layout)
+	}
+	if !slices.Contains(generate.ChangeRules, generate.ChangeRule(f.change)) {
+		return nil, fmt.Errorf("--context-change %q: want order or set", f.change)
 	}
 	if f.kvCaches < 1 {
 		return nil, fmt.Errorf("--kv-caches %d: want at least one", f.kvCaches)
@@ -235,7 +246,8 @@ func (s *genSetup) generator(c *generate.Corpus) (generate.Generator, error) {
 	f := s.flags
 	return generate.New(generate.Options{Method: f.method, Decoder: s.dec, Config: s.cfg, Corpus: c,
 		Probe: s.probe, NoInference: f.noInference, MeanPooling: f.meanPool, Sigma: f.sigma,
-		Threshold: f.threshold, FullProbs: f.fullProbs, Name: f.name})
+		Threshold: f.threshold, FullProbs: f.fullProbs, Name: f.name,
+		Layout: generate.Layout(f.layout), Change: generate.ChangeRule(f.change)})
 }
 
 // repoGenFlags are the repository-mode flags of actor generate.
@@ -451,15 +463,6 @@ func blockDiff(before, after []generate.Block) string {
 		return "same blocks, new order"
 	}
 	return strings.Join(parts, " ")
-}
-
-func slicesContains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // init adds the repository mode to actor generate (defined in
