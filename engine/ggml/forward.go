@@ -424,4 +424,3 @@ func causalMask(pos []int32, nTot int) []float32 {
 	}
 	return mask
 }
-
