@@ -109,3 +109,27 @@ func TestForwardSeqsRejects(t *testing.T) {
 		}
 	}
 }
+
+// A copied prefix continues as the original does.
+func TestCacheCopyFrom(t *testing.T) {
+	for _, flash := range []bool{false, true} {
+		m := loadRandom(t, fsggml.TensorTypeQ8_0, false, Options{Threads: 1, FlashAttention: flash})
+		src := fill(t, m, tokens)
+		dst := fill(t, m, []int32{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14})
+		if err := dst.CopyFrom(src, 9); err != nil {
+			t.Fatal(err)
+		}
+		next := Batch{Tokens: []int32{33, 34}, Start: 9, Outputs: []int{1}, Logits: true}
+		want := run(t, m, fill(t, m, tokens[:9]), next).Logits
+		if d := maxDiff(run(t, m, dst, next).Logits, want); d != 0 {
+			t.Errorf("flash %v: a copied prefix continues with logits %g off", flash, d)
+		}
+		other := loadRandom(t, fsggml.TensorTypeQ8_0, false, Options{Threads: 1, FlashAttention: flash})
+		for _, err := range []error{dst.CopyFrom(fill(t, other, nil), 1), dst.CopyFrom(src, 200),
+			dst.CopyFrom(newCache(t, m, CacheF16), 1)} {
+			if err == nil {
+				t.Errorf("flash %v: a bad copy was accepted", flash)
+			}
+		}
+	}
+}
