@@ -21,7 +21,7 @@ func (c *Cache) CopyFrom(src *Cache, n int) (err error) {
 	}
 	defer recoverErr(&err, "copy KV cache")
 	m, p := c.m, c.m.p
-	ctx := m.b.NewContextSize(4*p.Layers + 8)
+	ctx := m.b.NewContextSize(8*p.Layers + 16)
 	defer ctx.Close()
 	var copies []ml.Tensor
 	for l := range p.Layers {
