@@ -45,8 +45,9 @@ type methodFlags struct {
 	noHeal      bool
 	allowBlank  bool
 	kvCaches    int
-	layout      string
-	change      string
+	layout       string
+	change       string
+	batchSamples bool
 }
 
 func (f *methodFlags) register(fs *pflag.FlagSet) {
@@ -67,6 +68,7 @@ func (f *methodFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.kvCaches, "kv-caches", generate.DefaultSessions, "KV caches kept for returns to earlier prompts (each holds the model's context)")
 	fs.StringVar(&f.layout, "layout", string(generate.LayoutRanked), "ACToR's prompt layout: ranked (the paper's, best block first) or stable (blocks that stay keep their place, new ones nearest the target)")
 	fs.StringVar(&f.change, "context-change", string(generate.ChangeOrder), "when ACToR's retrieval changes the context: order (the authors': any block or its place differs) or set (only a different set of blocks)")
+	fs.BoolVar(&f.batchSamples, "batch-samples", false, "decode a task's -n samples together as one batch (the prompt prefilled once; the same samples, per-sample timings overlap)")
 	fs.BoolVar(&f.fullProbs, "full-probs", false, "evaluate every probe member for the trace (slower; the decision is the same)")
 }
 
@@ -312,11 +314,15 @@ func runRepoGenerate(cmd *cobra.Command, stdout, stderr io.Writer) error {
 	for _, n := range gen.Notes() {
 		fmt.Fprintf(stderr, "actor: note: %s\n", n)
 	}
-	for i := range f.samples {
-		s, err := gen.Generate(tg, i)
-		if err != nil {
-			return err
-		}
+	idx := make([]int, f.samples)
+	for i := range idx {
+		idx[i] = i
+	}
+	samples, err := generate.GenerateSamples(gen, tg, idx, f.batchSamples)
+	if err != nil {
+		return err
+	}
+	for i, s := range samples {
 		s.Trace.Model = setup.modelName
 		if trace != nil {
 			if err := trace.Write(&s.Trace); err != nil {
