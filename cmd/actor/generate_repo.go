@@ -29,22 +29,22 @@ import (
 // methodFlags choose a generation method and its switches; shared by the
 // repository mode of actor generate and by actor run.
 type methodFlags struct {
-	method      string
-	probe       string
-	samples     int
-	noInference bool
-	meanPool    bool
-	sigma       float64
-	threshold   float64
-	encoder     string
-	retries     int
-	budget      int
-	maxBlocks   int
-	name        string
-	fullProbs   bool
-	noHeal      bool
-	allowBlank  bool
-	kvCaches    int
+	method       string
+	probe        string
+	samples      int
+	noInference  bool
+	meanPool     bool
+	sigma        float64
+	threshold    float64
+	encoder      string
+	retries      int
+	budget       int
+	maxBlocks    int
+	name         string
+	fullProbs    bool
+	noHeal       bool
+	allowBlank   bool
+	kvCaches     int
 	layout       string
 	change       string
 	batchSamples bool
