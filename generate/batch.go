@@ -81,7 +81,7 @@ func GenerateSamples(g Generator, t Target, samples []int, batch bool) ([]*Sampl
 		if err != nil {
 			return nil, err
 		}
-		d.Sessions, d.batch = parent.Sessions, b
+		d.Sessions, d.batch, d.lane = parent.Sessions, b, i
 		lanes = append(lanes, d)
 		gens[i] = lg.lane(d, wrap)
 	}
@@ -127,6 +127,7 @@ type batcher struct {
 
 // request is a lane's wait for its session to hold seq.
 type request struct {
+	lane int
 	sess *engine.Session
 	seq  []int32
 	pred engine.Prediction
@@ -135,8 +136,8 @@ type request struct {
 }
 
 // do brings the lane's session to seq together with the other lanes.
-func (b *batcher) do(s *engine.Session, seq []int32) (engine.Prediction, error) {
-	r := &request{sess: s, seq: seq, done: make(chan struct{})}
+func (b *batcher) do(lane int, s *engine.Session, seq []int32) (engine.Prediction, error) {
+	r := &request{lane: lane, sess: s, seq: seq, done: make(chan struct{})}
 	b.mu.Lock()
 	b.waiting = append(b.waiting, r)
 	b.flush()
@@ -154,12 +155,15 @@ func (b *batcher) leave() {
 }
 
 // flush runs the waiting requests once every running lane waits (b.mu
-// held). A request that does not fit its session fails alone, as a
-// session's own Prefill would.
+// held), in lane order whatever order they came in: the first lane of a
+// shared prompt computes it, as the first sample does sequentially, and
+// the others copy it. A request that does not fit its session fails
+// alone, as a session's own Prefill would.
 func (b *batcher) flush() {
 	if len(b.waiting) == 0 || len(b.waiting) < b.lanes {
 		return
 	}
+	slices.SortFunc(b.waiting, func(x, y *request) int { return x.lane - y.lane })
 	var ss []*engine.Session
 	var seqs [][]int32
 	var run []*request

@@ -1,6 +1,7 @@
 package generate
 
 import (
+	"runtime"
 	"slices"
 	"testing"
 
@@ -189,5 +190,51 @@ func TestGenerateSamplesSmolLM2(t *testing.T) {
 	}
 	if len(lengths) < 2 {
 		t.Errorf("every sample has the same length: lanes never left at different times")
+	}
+}
+
+// Whatever order the lanes' requests arrive in, lane 0 computes a shared
+// prompt and the others copy it, as the first sample computes it in
+// sequential generation (prompt rows computed in a chunk may round
+// differently from rows computed alone on quantised models).
+func TestBatcherRunsLanesInOrder(t *testing.T) {
+	m, tok := loadTiny(t)
+	prompt := tok.Encode(tinyTarget.Prompt, true)
+	for _, arrival := range [][]int{{2, 1, 0}, {1, 0, 2}, {0, 2, 1}} {
+		b := &batcher{m: m, lanes: 3}
+		ss := make([]*engine.Session, 3)
+		for i := range ss {
+			s, err := m.NewSession()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			ss[i] = s
+		}
+		done := make(chan error, 3)
+		for k, lane := range arrival {
+			go func() {
+				_, err := b.do(lane, ss[lane], prompt)
+				done <- err
+			}()
+			for { // the next lane posts only after this one waits
+				b.mu.Lock()
+				n := len(b.waiting)
+				b.mu.Unlock()
+				if n == k+1 || k == 2 {
+					break
+				}
+				runtime.Gosched()
+			}
+		}
+		for range 3 {
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		}
+		if ss[0].Computed() != len(prompt) || ss[1].Computed() != 1 || ss[2].Computed() != 1 {
+			t.Errorf("arrival %v: lanes computed %d, %d, %d tokens; want lane 0 the %d-token prompt, the others its last token",
+				arrival, ss[0].Computed(), ss[1].Computed(), ss[2].Computed(), len(prompt))
+		}
 	}
 }

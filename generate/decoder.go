@@ -35,8 +35,9 @@ type Decoder struct {
 	// sequence and its prediction; tests compare it with a fresh session.
 	OnPrefill func(seq []int32, p engine.Prediction)
 	// batch, when set, runs prefills and steps with other lanes' (see
-	// GenerateSamples).
+	// GenerateSamples); lane is the decoder's place among them.
 	batch *batcher
+	lane  int
 }
 
 // DefaultSessions is the number of KV caches a Decoder keeps: enough for
@@ -149,7 +150,7 @@ func (d *Decoder) prefill(seq []int32) (engine.Prediction, error) {
 	var p engine.Prediction
 	var err error
 	if d.batch != nil {
-		p, err = d.batch.do(s.sess, seq)
+		p, err = d.batch.do(d.lane, s.sess, seq)
 	} else {
 		p, err = s.sess.Prefill(seq)
 	}
@@ -172,7 +173,7 @@ func (d *Decoder) step(t int32) (engine.Prediction, error) {
 	var p engine.Prediction
 	var err error
 	if d.batch != nil {
-		p, err = d.batch.do(s.sess, stepSeq(s.cached, t))
+		p, err = d.batch.do(d.lane, s.sess, stepSeq(s.cached, t))
 	} else {
 		p, err = s.sess.Step(t)
 	}
