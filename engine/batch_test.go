@@ -2,9 +2,12 @@ package engine
 
 import (
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"testing"
+
+	"actor/models"
 )
 
 // batchVsAlone prefills seqs into sessions that first held cached[i],
@@ -138,5 +141,67 @@ func TestPrefillBatchRejects(t *testing.T) {
 	}
 	if err := a.Fork(b, 1); err == nil {
 		t.Error("fork of more tokens than the source holds accepted")
+	}
+}
+
+// BenchmarkSteps compares n sessions stepping one at a time with the same
+// steps batched by PrefillBatch, after a 512-token prompt each: one op is
+// one token for each session. The model is $ACTOR_BENCH_MODEL (a name or
+// file), else SmolLM2.
+func BenchmarkSteps(b *testing.B) {
+	path := os.Getenv("ACTOR_BENCH_MODEL")
+	if path == "" {
+		path = "smollm2-135m"
+	}
+	if p, err := models.Resolve(path); err == nil {
+		path = p
+	} else if _, err := os.Stat(path); err != nil {
+		b.Skipf("no model %s", path)
+	}
+	m, err := Load(path, Options{Threads: 2, ContextLength: 2048})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	const n = 5
+	prompt := realIDs(512, 9)
+	for _, batched := range []bool{false, true} {
+		name := "sequential-5"
+		if batched {
+			name = "batched-5"
+		}
+		b.Run(name, func(b *testing.B) {
+			ss := make([]*Session, n)
+			seqs := make([][]int32, n)
+			for i := range ss {
+				if ss[i], err = m.NewSession(); err != nil {
+					b.Fatal(err)
+				}
+				defer ss[i].Close()
+				seqs[i] = slices.Clone(prompt)
+			}
+			if _, err := m.PrefillBatch(ss, seqs); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for k := 0; k < b.N; k++ {
+				tok := int32(300 + k%1000)
+				if batched {
+					for i := range seqs {
+						seqs[i] = append(seqs[i], tok)
+					}
+					_, err = m.PrefillBatch(ss, seqs)
+				} else {
+					for _, s := range ss {
+						if _, err = s.Step(tok); err != nil {
+							break
+						}
+					}
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
