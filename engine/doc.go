@@ -35,6 +35,17 @@
 // recomputes only from the first difference. A sequence longer than the
 // context fails with an error wrapping ErrContextFull.
 //
+// # Several sequences at once
+//
+// PrefillBatch(sessions, seqs) brings several sessions to their sequences
+// in shared forward passes: the weight matrices see every session's new
+// tokens together, attention runs per session over its own cache. Stepping
+// n sessions by one token each costs about one step, and sessions whose
+// sequences share a prefix with an earlier one's in the same call copy it
+// (Fork) instead of computing it: n samples of one prompt prefill it once.
+// On the CPU each row's products do not depend on the other rows, so a
+// batched session's logits equal those of the session run alone.
+//
 // # Teacher forcing
 //
 //	sc, err := s.Score(promptIDs, targetIDs)

@@ -2,6 +2,8 @@ package generate
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"time"
 
 	"actor/engine"
@@ -25,13 +27,54 @@ type ACToROptions struct {
 	Notes []string
 	// Method replaces the method name (e.g. "actor+bm25").
 	Method string
+	// Layout places the blocks in the prompt ("" is LayoutRanked, the
+	// paper's).
+	Layout Layout
+	// Change decides when a retrieval changes the context ("" is
+	// ChangeOrder, the authors').
+	Change ChangeRule
 }
+
+// Layout is how ACToR places a context's blocks in its prompt.
+type Layout string
+
+const (
+	// LayoutRanked is the paper's: best block first, farthest from the
+	// code (retrieve.ACToRPrompt). A change re-prefills from the first
+	// block whose rank moved, usually the top.
+	LayoutRanked Layout = "ranked"
+	// LayoutStable keeps the blocks that stay where they were and puts new
+	// ones nearest the target (retrieve.StablePrompt): the same blocks
+	// under the same budget, and a change re-prefills from the first block
+	// that left. A reorder of the same blocks is then no change whatever
+	// the change rule.
+	LayoutStable Layout = "stable"
+)
+
+// Layouts lists the layouts, the paper's first.
+var Layouts = []Layout{LayoutRanked, LayoutStable}
+
+// ChangeRule says when a critical token's retrieval changes the context.
+type ChangeRule string
+
+const (
+	// ChangeOrder is the authors' _check_context_change: a different
+	// count, or any block's path, start or end differing at its place in
+	// the prompt, so a reorder of the same blocks is a change.
+	ChangeOrder ChangeRule = "order"
+	// ChangeSet counts only a different set of blocks as a change.
+	ChangeSet ChangeRule = "set"
+)
+
+// ChangeRules lists the change rules, the authors' first.
+var ChangeRules = []ChangeRule{ChangeOrder, ChangeSet}
 
 // actor is ACToR (Algorithm 1 of the paper, REFERENCE.md §4): retrieve for
 // the target prompt, decode, and at every critical token (all members above
 // the threshold; the first token, whitespace and newline tokens are not
 // judged) retrieve again with the target prompt + the text so far + the
-// token. When the prompt's blocks change (count, or any path/start/end), the
+// token. When the prompt's blocks change (by default the authors' rule:
+// count, or any path/start/end at its place; see ChangeRule and Layout), the
 // token is dropped, the prompt is rebuilt with the new blocks followed by
 // the generated tokens, the position is decoded again (the replacement is
 // not judged) and the new context stays. Otherwise the token and the cache
@@ -45,6 +88,12 @@ type actor struct {
 // NewACToR returns ACToR with retriever r (dense with position-aware query
 // pooling in the paper; see Corpus.QueryRetriever).
 func NewACToR(d *Decoder, cfg Config, r Retriever, opt ACToROptions) (Generator, error) {
+	if opt.Layout != "" && !slices.Contains(Layouts, opt.Layout) {
+		return nil, fmt.Errorf("generate: layout %q: want one of %v", opt.Layout, Layouts)
+	}
+	if opt.Change != "" && !slices.Contains(ChangeRules, opt.Change) {
+		return nil, fmt.Errorf("generate: context-change rule %q: want one of %v", opt.Change, ChangeRules)
+	}
 	if opt.Probe != nil {
 		if err := opt.Probe.Validate(); err != nil {
 			return nil, err
@@ -72,7 +121,7 @@ func (g *actor) Generate(t Target, sample int) (*Sample, error) {
 	if err != nil {
 		return nil, err
 	}
-	initial, err := g.contextPrompt(res, t)
+	initial, err := g.layout(res, t, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -132,13 +181,13 @@ func (c *critical) check(i int, t int32, body string, pred *engine.Prediction, e
 	if err != nil {
 		return "", err
 	}
-	next, err := c.g.contextPrompt(res, c.t)
+	next, err := c.g.layout(res, c.t, c.cur.Blocks)
 	if err != nil {
 		return "", err
 	}
 	ev.RetrieveMs = msSince(start)
 	ev.Before, ev.After = traceBlocks(c.cur.Blocks), traceBlocks(next.Blocks)
-	if retrieve.SameBlocks(next.Blocks, c.cur.Blocks) {
+	if c.g.same(next.Blocks, c.cur.Blocks) {
 		return "", nil
 	}
 	ev.Changed = true
@@ -171,4 +220,21 @@ func (c *critical) critical(h []float32, ev *TokenEvent) bool {
 	ev.ProbeUs = float64(time.Since(start).Nanoseconds()) / 1000
 	ev.Critical = crit
 	return crit
+}
+
+// layout builds the prompt of the retrieved blocks in the chosen layout;
+// prev are the current prompt's blocks (nil for the initial prompt).
+func (g *actor) layout(res []retrieve.Result, t Target, prev []retrieve.Result) (retrieve.Prompt, error) {
+	if g.opt.Layout == LayoutStable {
+		return retrieve.StablePrompt(res, prev, t.Path, t.Prompt, TokenCounter{g.dec.tok}, g.cfg.Budget)
+	}
+	return g.contextPrompt(res, t)
+}
+
+// same reports whether next keeps the context cur under the change rule.
+func (g *actor) same(next, cur []retrieve.Result) bool {
+	if g.opt.Change == ChangeSet {
+		return retrieve.SameBlockSet(next, cur)
+	}
+	return retrieve.SameBlocks(next, cur)
 }

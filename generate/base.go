@@ -2,6 +2,7 @@ package generate
 
 import (
 	"strings"
+	"sync"
 	"time"
 
 	"actor/engine"
@@ -18,8 +19,15 @@ type base struct {
 	method string
 	notes  []string
 
-	lastKey     string
-	lastResults []retrieve.Result
+	memo *retrievalMemo
+}
+
+// retrievalMemo is the last retrieval of a generator, shared by its lanes
+// (see GenerateSamples).
+type retrievalMemo struct {
+	mu      sync.Mutex
+	key     string
+	results []retrieve.Result
 }
 
 // Method names the method.
@@ -32,18 +40,37 @@ func (b *base) Notes() []string { return b.notes }
 // when the target and query are the same; ms is the time it took (0 when
 // reused).
 func (b *base) retrieveOnce(r Retriever, t Target, query string) ([]retrieve.Result, float64, error) {
+	if b.memo == nil {
+		b.memo = &retrievalMemo{}
+	}
+	m := b.memo
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	key := t.ID + "\x00" + t.Path + "\x00" + t.Prompt + "\x00" + query
-	if key == b.lastKey {
-		return b.lastResults, 0, nil
+	if key == m.key {
+		return m.results, 0, nil
 	}
 	start := time.Now()
 	res, err := r.Retrieve(query, t.Exclusion)
 	if err != nil {
 		return nil, 0, err
 	}
-	b.lastKey, b.lastResults = key, res
+	m.key, m.results = key, res
 	return res, msSince(start), nil
 }
+
+// onLane returns a copy of b that decodes with d and shares b's memo.
+func (b *base) onLane(d *Decoder) base {
+	if b.memo == nil {
+		b.memo = &retrievalMemo{}
+	}
+	c := *b
+	c.dec = d
+	return c
+}
+
+// decoder returns the generator's decoder.
+func (b *base) decoder() *Decoder { return b.dec }
 
 // contextPrompt is the ACToR layout of REFERENCE.md §3 for the blocks.
 func (b *base) contextPrompt(res []retrieve.Result, t Target) (retrieve.Prompt, error) {
@@ -89,13 +116,14 @@ func (s *Sample) finish(body, prompt string, start time.Time) *Sample {
 	tr := &s.Trace
 	tr.Tokens, tr.Generated = s.Tokens, s.Generated
 	tr.Triggers, tr.ContextChanges = s.Triggers, s.ContextChanges
-	tr.Judged, tr.ProbeMs, tr.RetrieveMs, tr.ReprefillMs = 0, 0, 0, 0
+	tr.Judged, tr.ProbeMs, tr.RetrieveMs, tr.ReprefillMs, tr.ReprefillTokens = 0, 0, 0, 0, 0
 	for _, a := range tr.Attempts {
 		tr.Judged += a.Judged
 		for _, ev := range a.Events {
 			tr.ProbeMs += ev.ProbeUs / 1000
 			tr.RetrieveMs += ev.RetrieveMs
 			tr.ReprefillMs += ev.PrefillMs
+			tr.ReprefillTokens += ev.Reprefilled
 		}
 	}
 	tr.Seconds = s.Elapsed.Seconds()

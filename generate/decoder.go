@@ -34,6 +34,10 @@ type Decoder struct {
 	// OnPrefill, when set, is called after every prefill with the
 	// sequence and its prediction; tests compare it with a fresh session.
 	OnPrefill func(seq []int32, p engine.Prediction)
+	// batch, when set, runs prefills and steps with other lanes' (see
+	// GenerateSamples); lane is the decoder's place among them.
+	batch *batcher
+	lane  int
 }
 
 // DefaultSessions is the number of KV caches a Decoder keeps: enough for
@@ -60,6 +64,10 @@ type Stats struct {
 
 func (s Stats) minus(o Stats) Stats {
 	return Stats{s.Prefills - o.Prefills, s.Steps - o.Steps, s.Evaluated - o.Evaluated}
+}
+
+func (s Stats) plus(o Stats) Stats {
+	return Stats{s.Prefills + o.Prefills, s.Steps + o.Steps, s.Evaluated + o.Evaluated}
 }
 
 // NewDecoder opens a session of the model; tok must be the model's own
@@ -134,17 +142,24 @@ func (d *Decoder) choose(seq []int32) (*slot, int) {
 }
 
 func (d *Decoder) prefill(seq []int32) (engine.Prediction, error) {
-	s, lcp := d.choose(seq)
+	s, _ := d.choose(seq)
 	d.clock++
 	s.used, d.cur = d.clock, s
 	s.sess.Hidden = d.hidden
-	p, err := s.sess.Prefill(seq)
+	c0 := s.sess.Computed()
+	var p engine.Prediction
+	var err error
+	if d.batch != nil {
+		p, err = d.batch.do(d.lane, s.sess, seq)
+	} else {
+		p, err = s.sess.Prefill(seq)
+	}
 	if err != nil {
 		s.cached = s.sess.Tokens()
 		return p, err
 	}
 	d.stats.Prefills++
-	d.stats.Evaluated += len(seq) - min(lcp, len(seq)-1)
+	d.stats.Evaluated += s.sess.Computed() - c0
 	s.cached = append(s.cached[:0], seq...)
 	if d.OnPrefill != nil {
 		d.OnPrefill(slices.Clone(seq), p)
@@ -155,7 +170,13 @@ func (d *Decoder) prefill(seq []int32) (engine.Prediction, error) {
 func (d *Decoder) step(t int32) (engine.Prediction, error) {
 	s := d.cur
 	s.sess.Hidden = d.hidden
-	p, err := s.sess.Step(t)
+	var p engine.Prediction
+	var err error
+	if d.batch != nil {
+		p, err = d.batch.do(d.lane, s.sess, stepSeq(s.cached, t))
+	} else {
+		p, err = s.sess.Step(t)
+	}
 	if err != nil {
 		return p, err
 	}
@@ -251,6 +272,7 @@ func (d *Decoder) run(a *Attempt, prompt string, smp *engine.Sampler, cfg Config
 					return d.stopOnFull(a, body(text), err, ev)
 				}
 				ev.PrefillMs, ev.Evaluated = msSince(p0), d.stats.Evaluated-w0
+				ev.Reprefilled = ev.Evaluated
 				t = d.sample(smp, pred.Logits, text, cfg.BlankGuard)
 			}
 		}

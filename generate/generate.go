@@ -10,6 +10,12 @@
 // rule "\n[^\s]" (the text is cut before the line that returns to column
 // 0), and regeneration of an empty or bare "pass" result a bounded number of
 // times.
+//
+// ACToR's cost levers are switches beside the paper's behaviour (the
+// default): ACToROptions.Layout (a prompt layout that keeps the cached
+// prefix across a context change), ACToROptions.Change (a reorder of the
+// same blocks is no change), and GenerateSamples with batch set (a task's
+// samples decode as one batch, every method).
 package generate
 
 import (

@@ -31,6 +31,10 @@ type Options struct {
 	Threshold float64
 	// FullProbs evaluates every probe member for the trace.
 	FullProbs bool
+	// Layout and Change are ACToR's prompt layout and context-change rule
+	// ("": the paper's, LayoutRanked and ChangeOrder).
+	Layout Layout
+	Change ChangeRule
 	// Name replaces ACToR's method name in predictions and traces (for
 	// example to tell apart runs with probes trained under other rules).
 	// By default it is "actor", with "-noinference" and "-meanpool" for the
@@ -76,7 +80,13 @@ func New(o Options) (Generator, error) {
 }
 
 func newACToRFromOptions(o Options) (Generator, error) {
-	opt := ACToROptions{Probe: o.Probe, Threshold: o.Threshold, FullProbs: o.FullProbs}
+	opt := ACToROptions{Probe: o.Probe, Threshold: o.Threshold, FullProbs: o.FullProbs, Layout: o.Layout, Change: o.Change}
+	if o.Layout == LayoutStable {
+		opt.Notes = append(opt.Notes, "stable layout: blocks that stay keep their place, new ones go nearest the target")
+	}
+	if o.Change == ChangeSet {
+		opt.Notes = append(opt.Notes, "context-change rule set: a reorder of the same blocks is no change")
+	}
 	name := MethodACToR
 	if o.NoInference {
 		opt.Probe = nil

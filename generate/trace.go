@@ -35,6 +35,9 @@ type Trace struct {
 	ProbeMs     float64 `json:"probe_ms"`
 	RetrieveMs  float64 `json:"retrieve_ms"`
 	ReprefillMs float64 `json:"reprefill_ms"`
+	// ReprefillTokens counts the tokens those prefills ran through the
+	// model (what the cache did not already hold).
+	ReprefillTokens int `json:"reprefill_tokens"`
 }
 
 // Attempt is one decoding run of a sample.
@@ -99,6 +102,9 @@ type TokenEvent struct {
 	RetrieveMs float64 `json:"retrieve_ms,omitempty"`
 	PrefillMs  float64 `json:"prefill_ms,omitempty"`
 	Evaluated  int     `json:"evaluated"`
+	// Reprefilled is the part of Evaluated the prefill after a context
+	// change ran (the rebuilt prompt after the prefix the cache held).
+	Reprefilled int `json:"reprefilled,omitempty"`
 }
 
 // TokenRef is a token and its text.

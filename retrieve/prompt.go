@@ -83,8 +83,79 @@ func ACToRPrompt(results []Result, targetPath, targetPrompt string, tc TokenCoun
 	if err != nil {
 		return Prompt{}, err
 	}
-	text := strings.Join(blocks, "\n\n") + "\n\n# file path: " + targetPath + "\n\n" + targetPrompt
-	return Prompt{Text: text, Blocks: kept}, nil
+	return Prompt{Text: actorText(blocks, targetPath, targetPrompt), Blocks: kept}, nil
+}
+
+// actorText joins rendered blocks and the target as ACToR's layout does.
+func actorText(blocks []string, targetPath, targetPrompt string) string {
+	return strings.Join(blocks, "\n\n") + "\n\n# file path: " + targetPath + "\n\n" + targetPrompt
+}
+
+// StablePrompt assembles the ACToR prompt of the blocks ACToRPrompt would
+// choose from results (the same budget, applied to results best first,
+// each block counted on its own), placed so that a context change keeps
+// the prompt's prefix: the chosen blocks that prev (the current prompt's
+// blocks, in prompt order) also shows come first, in prev's order, then the
+// newly chosen ones best first, nearest the target. With prev empty it is
+// ACToRPrompt. A reorder of the same blocks therefore gives prev's prompt
+// again, and a change re-prefills from the first block that left or, when
+// none left, from the first new block. Blocks are the same when their path,
+// start and end are.
+func StablePrompt(results, prev []Result, targetPath, targetPrompt string, tc TokenCounter, b Budget) (Prompt, error) {
+	p, err := ACToRPrompt(results, targetPath, targetPrompt, tc, b)
+	if err != nil || len(prev) == 0 {
+		return p, err
+	}
+	chosen := make(map[blockKey]int, len(p.Blocks))
+	for i, r := range p.Blocks {
+		chosen[keyOf(r)] = i
+	}
+	order := make([]int, 0, len(p.Blocks))
+	stays := make(map[int]bool, len(p.Blocks))
+	for _, r := range prev {
+		if i, ok := chosen[keyOf(r)]; ok && !stays[i] {
+			order, stays[i] = append(order, i), true
+		}
+	}
+	for i := range p.Blocks {
+		if !stays[i] {
+			order = append(order, i)
+		}
+	}
+	blocks := make([]Result, len(order))
+	texts := make([]string, len(order))
+	for j, i := range order {
+		blocks[j], texts[j] = p.Blocks[i], actorBlock(p.Blocks[i])
+	}
+	return Prompt{Text: actorText(texts, targetPath, targetPrompt), Blocks: blocks}, nil
+}
+
+// blockKey identifies a block: its file and line range.
+type blockKey struct {
+	path       string
+	start, end int
+}
+
+func keyOf(r Result) blockKey { return blockKey{r.Path, r.Start, r.End} }
+
+// SameBlockSet reports whether a and b show the same blocks in any order
+// (a block being its path, start and end; repeats count).
+func SameBlockSet(a, b []Result) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	n := make(map[blockKey]int, len(a))
+	for _, r := range a {
+		n[keyOf(r)]++
+	}
+	for _, r := range b {
+		k := keyOf(r)
+		if n[k] == 0 {
+			return false
+		}
+		n[k]--
+	}
+	return true
 }
 
 // repoCoderRule separates RepoCoder's fragments.

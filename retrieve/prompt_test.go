@@ -107,3 +107,82 @@ func TestPromptCounterErrors(t *testing.T) {
 		t.Error("RepoCoder: counter error swallowed")
 	}
 }
+
+func paths(rs []Result) string {
+	var ps []string
+	for _, r := range rs {
+		ps = append(ps, r.Path)
+	}
+	return strings.Join(ps, " ")
+}
+
+func TestStablePromptKeepsPlaces(t *testing.T) {
+	a, c, d, f, g := ranked[0], ranked[2], ranked[3], ranked[5], ranked[6]
+	b := Budget{MaxTokens: 30, MaxBlocks: 10}
+	// Previous prompt a c d. New ranking f d a g: the budget keeps all four
+	// (6 + 6 + 10 + 6 = 28 < 30) and drops c. The staying blocks keep
+	// prev's order (a before d), the new ones follow best first.
+	p, err := StablePrompt([]Result{f, d, a, g}, []Result{a, c, d}, "t.py", target, wordCounter{}, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := paths(p.Blocks); got != "a.py d.py f.py g.py" {
+		t.Errorf("blocks %s, want a.py d.py f.py g.py", got)
+	}
+	want := "# file path: a.py\n\n# def f():\n#     return 1\n\n# file path: d.py\n\n# pass" +
+		"\n\n# file path: f.py\n\n# q\n\n# file path: g.py\n\n# q2\n\n# file path: t.py\n\n" + target
+	if p.Text != want {
+		t.Errorf("prompt\n%q\nwant\n%q", p.Text, want)
+	}
+	// The ranked layout of the same ranking starts with the new block f.
+	r, _ := ACToRPrompt([]Result{f, d, a, g}, "t.py", target, wordCounter{}, b)
+	if paths(r.Blocks) != "f.py d.py a.py g.py" || !SameBlockSet(r.Blocks, p.Blocks) {
+		t.Errorf("ranked layout %s: not the same set as the stable one", paths(r.Blocks))
+	}
+	// The budget is the ranked layout's: a block the ranking no longer
+	// fits leaves even if prev showed it (b.py alone is 24 words).
+	p, _ = StablePrompt([]Result{f, d, a, ranked[1]}, []Result{ranked[1], a}, "t.py", target, wordCounter{}, b)
+	if got := paths(p.Blocks); got != "a.py f.py d.py" {
+		t.Errorf("over budget: blocks %s, want a.py f.py d.py", got)
+	}
+}
+
+func TestStablePromptReorderIsNoChange(t *testing.T) {
+	a, c := ranked[0], ranked[2]
+	prev, _ := ACToRPrompt([]Result{a, c}, "t.py", target, wordCounter{}, DefaultBudget)
+	p, err := StablePrompt([]Result{c, a}, prev.Blocks, "t.py", target, wordCounter{}, DefaultBudget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Text != prev.Text || !SameBlocks(p.Blocks, prev.Blocks) {
+		t.Errorf("a reorder changed the prompt:\n%q\nwas\n%q", p.Text, prev.Text)
+	}
+	// Without a previous prompt it is the ranked layout.
+	q, _ := StablePrompt([]Result{c, a}, nil, "t.py", target, wordCounter{}, DefaultBudget)
+	r, _ := ACToRPrompt([]Result{c, a}, "t.py", target, wordCounter{}, DefaultBudget)
+	if q.Text != r.Text {
+		t.Errorf("no prev: %q, want the ranked %q", q.Text, r.Text)
+	}
+}
+
+func TestSameBlockSet(t *testing.T) {
+	a, c, d := ranked[0], ranked[2], ranked[3]
+	moved := a
+	moved.End++
+	for _, tc := range []struct {
+		x, y []Result
+		want bool
+	}{
+		{[]Result{a, c}, []Result{c, a}, true},
+		{[]Result{a, c}, []Result{a, c}, true},
+		{nil, nil, true},
+		{[]Result{a, c}, []Result{a, d}, false},
+		{[]Result{a, c}, []Result{a}, false},
+		{[]Result{a, a}, []Result{a, c}, false},
+		{[]Result{a, c}, []Result{moved, c}, false},
+	} {
+		if got := SameBlockSet(tc.x, tc.y); got != tc.want {
+			t.Errorf("SameBlockSet(%s; %s) = %v", paths(tc.x), paths(tc.y), got)
+		}
+	}
+}

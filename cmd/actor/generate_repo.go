@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -28,22 +29,25 @@ import (
 // methodFlags choose a generation method and its switches; shared by the
 // repository mode of actor generate and by actor run.
 type methodFlags struct {
-	method      string
-	probe       string
-	samples     int
-	noInference bool
-	meanPool    bool
-	sigma       float64
-	threshold   float64
-	encoder     string
-	retries     int
-	budget      int
-	maxBlocks   int
-	name        string
-	fullProbs   bool
-	noHeal      bool
-	allowBlank  bool
-	kvCaches    int
+	method       string
+	probe        string
+	samples      int
+	noInference  bool
+	meanPool     bool
+	sigma        float64
+	threshold    float64
+	encoder      string
+	retries      int
+	budget       int
+	maxBlocks    int
+	name         string
+	fullProbs    bool
+	noHeal       bool
+	allowBlank   bool
+	kvCaches     int
+	layout       string
+	change       string
+	batchSamples bool
 }
 
 func (f *methodFlags) register(fs *pflag.FlagSet) {
@@ -62,6 +66,9 @@ func (f *methodFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.noHeal, "no-heal", false, "give the model the prompt's final newline instead of leaving it for the model to write (see generate.Config.HealNewline)")
 	fs.BoolVar(&f.allowBlank, "allow-blank", false, "let an attempt end before its body has anything but white space (the authors only regenerate such bodies; see generate.Config.BlankGuard)")
 	fs.IntVar(&f.kvCaches, "kv-caches", generate.DefaultSessions, "KV caches kept for returns to earlier prompts (each holds the model's context)")
+	fs.StringVar(&f.layout, "layout", string(generate.LayoutRanked), "ACToR's prompt layout: ranked (the paper's, best block first) or stable (blocks that stay keep their place, new ones nearest the target)")
+	fs.StringVar(&f.change, "context-change", string(generate.ChangeOrder), "when ACToR's retrieval changes the context: order (the authors': any block or its place differs) or set (only a different set of blocks)")
+	fs.BoolVar(&f.batchSamples, "batch-samples", false, "decode a task's -n samples together as one batch (the prompt prefilled once; the same samples, per-sample timings overlap)")
 	fs.BoolVar(&f.fullProbs, "full-probs", false, "evaluate every probe member for the trace (slower; the decision is the same)")
 }
 
@@ -83,11 +90,17 @@ type genSetup struct {
 
 // openGenSetup loads the model, the probe (ACToR) and the encoder.
 func openGenSetup(modelName string, opts engine.Options, f *methodFlags, cfg generate.Config, stderr io.Writer) (*genSetup, error) {
-	if !slicesContains(generate.Methods, f.method) {
+	if !slices.Contains(generate.Methods, f.method) {
 		return nil, fmt.Errorf("--method %q: want one of %s", f.method, strings.Join(generate.Methods, ", "))
 	}
 	if f.samples < 1 {
 		return nil, fmt.Errorf("-n %d: want at least one sample", f.samples)
+	}
+	if !slices.Contains(generate.Layouts, generate.Layout(f.layout)) {
+		return nil, fmt.Errorf("--layout %q: want ranked or stable", f.layout)
+	}
+	if !slices.Contains(generate.ChangeRules, generate.ChangeRule(f.change)) {
+		return nil, fmt.Errorf("--context-change %q: want order or set", f.change)
 	}
 	if f.kvCaches < 1 {
 		return nil, fmt.Errorf("--kv-caches %d: want at least one", f.kvCaches)
@@ -235,7 +248,8 @@ func (s *genSetup) generator(c *generate.Corpus) (generate.Generator, error) {
 	f := s.flags
 	return generate.New(generate.Options{Method: f.method, Decoder: s.dec, Config: s.cfg, Corpus: c,
 		Probe: s.probe, NoInference: f.noInference, MeanPooling: f.meanPool, Sigma: f.sigma,
-		Threshold: f.threshold, FullProbs: f.fullProbs, Name: f.name})
+		Threshold: f.threshold, FullProbs: f.fullProbs, Name: f.name,
+		Layout: generate.Layout(f.layout), Change: generate.ChangeRule(f.change)})
 }
 
 // repoGenFlags are the repository-mode flags of actor generate.
@@ -300,11 +314,15 @@ func runRepoGenerate(cmd *cobra.Command, stdout, stderr io.Writer) error {
 	for _, n := range gen.Notes() {
 		fmt.Fprintf(stderr, "actor: note: %s\n", n)
 	}
-	for i := range f.samples {
-		s, err := gen.Generate(tg, i)
-		if err != nil {
-			return err
-		}
+	idx := make([]int, f.samples)
+	for i := range idx {
+		idx[i] = i
+	}
+	samples, err := generate.GenerateSamples(gen, tg, idx, f.batchSamples)
+	if err != nil {
+		return err
+	}
+	for i, s := range samples {
 		s.Trace.Model = setup.modelName
 		if trace != nil {
 			if err := trace.Write(&s.Trace); err != nil {
@@ -451,15 +469,6 @@ func blockDiff(before, after []generate.Block) string {
 		return "same blocks, new order"
 	}
 	return strings.Join(parts, " ")
-}
-
-func slicesContains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // init adds the repository mode to actor generate (defined in

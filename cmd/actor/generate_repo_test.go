@@ -141,6 +141,8 @@ func TestGenerateRepoBadInput(t *testing.T) {
 		{"no probe", []string{"--repo", repo, "--target", "app.py:1"}, "give --probe FILE"},
 		{"probe of another model", []string{"--repo", repo, "--target", "app.py:1", "--probe", other}, other},
 		{"zero samples", []string{"--repo", repo, "--target", "app.py:1", "--probe", probe, "-n", "0"}, "-n 0"},
+		{"unknown layout", []string{"--repo", repo, "--target", "app.py:1", "--probe", probe, "--layout", "sorted"}, `--layout "sorted"`},
+		{"unknown change rule", []string{"--repo", repo, "--target", "app.py:1", "--probe", probe, "--context-change", "any"}, `--context-change "any"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -208,27 +208,38 @@ func (r *runner) generateAll(ctx context.Context, tasks []*dataset.Task, n int, 
 	}
 	prog := newGenProgress(r.stderr, isTerminal(os.Stderr), len(jobs))
 	defer prog.finish()
-	for _, j := range jobs {
+	for len(jobs) > 0 {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		s, method, err := r.one(ctx, j)
+		// With --batch-samples a task's pending samples are generated
+		// together, otherwise one at a time (each saved when done).
+		n := 1
+		for r.setup.flags.batchSamples && n < len(jobs) && jobs[n].task == jobs[0].task {
+			n++
+		}
+		group := jobs[:n]
+		jobs = jobs[n:]
+		ss, method, err := r.samples(ctx, group)
 		if err != nil {
-			return fmt.Errorf("task %s sample %d: %w", j.task.ID, j.sample, err)
+			return fmt.Errorf("task %s: %w", group[0].task.ID, err)
 		}
-		s.Trace.Model = model
-		p := predictions.Prediction{TaskID: j.task.ID, Sample: j.sample, Code: s.Code, Method: method, Model: model,
-			Tokens: s.Tokens, MsPerToken: s.MsPerToken(), Seconds: s.Elapsed.Seconds(),
-			Triggers: s.Triggers, ContextChanges: s.ContextChanges, GoldTokens: r.goldTokens(j.task)}
-		if err := w.Write(p); err != nil {
-			return err
-		}
-		if trace != nil {
-			if err := trace.Write(&s.Trace); err != nil {
+		for i, s := range ss {
+			j := group[i]
+			s.Trace.Model = model
+			p := predictions.Prediction{TaskID: j.task.ID, Sample: j.sample, Code: s.Code, Method: method, Model: model,
+				Tokens: s.Tokens, MsPerToken: s.MsPerToken(), Seconds: s.Elapsed.Seconds(),
+				Triggers: s.Triggers, ContextChanges: s.ContextChanges, GoldTokens: r.goldTokens(j.task)}
+			if err := w.Write(p); err != nil {
 				return err
 			}
+			if trace != nil {
+				if err := trace.Write(&s.Trace); err != nil {
+					return err
+				}
+			}
+			prog.done(s)
 		}
-		prog.done(s)
 	}
 	return nil
 }
@@ -253,22 +264,27 @@ func (r *runner) generator(ctx context.Context, t *dataset.Task) (generate.Gener
 	return r.gen, nil
 }
 
-// one generates a sample.
-func (r *runner) one(ctx context.Context, j runJob) (*generate.Sample, string, error) {
-	g, err := r.generator(ctx, j.task)
+// samples generates the samples of jobs, which share one task.
+func (r *runner) samples(ctx context.Context, jobs []runJob) ([]*generate.Sample, string, error) {
+	t := jobs[0].task
+	g, err := r.generator(ctx, t)
 	if err != nil {
 		return nil, "", err
 	}
-	fn, err := task.AtLine(r.root, j.task.File, j.task.Line)
+	fn, err := task.AtLine(r.root, t.File, t.Line)
 	if err != nil {
 		return nil, "", err
 	}
-	tg := generate.Target{ID: j.task.ID, Path: fn.Path, Prompt: j.task.Prompt, Exclusion: fn.Exclusion}
-	s, err := g.Generate(tg, j.sample)
+	tg := generate.Target{ID: t.ID, Path: fn.Path, Prompt: t.Prompt, Exclusion: fn.Exclusion}
+	idx := make([]int, len(jobs))
+	for i, j := range jobs {
+		idx[i] = j.sample
+	}
+	ss, err := generate.GenerateSamples(g, tg, idx, r.setup.flags.batchSamples)
 	if err != nil {
 		return nil, "", err
 	}
-	return s, g.Method(), nil
+	return ss, g.Method(), nil
 }
 
 // goldTokens is the gold body's length in the model's tokens: the gold

@@ -116,6 +116,20 @@ func TestRunResumeReproducesSamples(t *testing.T) {
 			t.Errorf("task %s sample %d: %q resumed, %q in one go", p.TaskID, p.Sample, p.Code, code[p.Key()])
 		}
 	}
+	// A task's samples decoded as one batch are the same samples.
+	batched := filepath.Join(t.TempDir(), "c")
+	if _, e, c := runActor(t, append(base, "--out", batched, "-n", "2", "--batch-samples")...); c != 0 {
+		t.Fatal(e)
+	}
+	bat, _, _ := predictions.Read(filepath.Join(batched, "predictions.jsonl"))
+	if len(bat) != 4 {
+		t.Fatalf("%d batched predictions", len(bat))
+	}
+	for _, p := range bat {
+		if code[p.Key()] != p.Code {
+			t.Errorf("task %s sample %d: %q batched, %q one by one", p.TaskID, p.Sample, p.Code, code[p.Key()])
+		}
+	}
 }
 
 func TestRunBadInput(t *testing.T) {

@@ -37,14 +37,32 @@ type roper interface {
 	RoPE(ctx ml.Context, positions ml.Tensor, ropeDim int, ropeBase, ropeScale float32, options ...func(*rope.Options)) ml.Tensor
 }
 
+// Seq is one sequence of a multi-sequence forward pass: a batch placed in
+// its own cache.
+type Seq struct {
+	Cache *Cache
+	Batch Batch
+}
+
 // graph carries what one forward pass needs while its graph is built.
 type graph struct {
 	m    *Model
-	c    *Cache
 	ctx  ml.Context
+	seqs []seqGraph
+	n    int // tokens of all sequences
+	// want says what is read for every output row (the flags of the
+	// sequences that have outputs, which must agree)
+	want Batch
+}
+
+// seqGraph is one sequence's part of a graph.
+type seqGraph struct {
+	c    *Cache
 	b    *Batch
+	off  int // index of the sequence's first token among all tokens
 	nTot int // keys visible to the batch: Start + len(Tokens)
 	nKV  int // keys the attention reads: nTot padded to a multiple of kvPad
+	mask ml.Tensor
 	// flashMask is the mask in float16, flash attention's type
 	flashMask ml.Tensor
 }
@@ -55,49 +73,143 @@ const kvPad = 256
 
 // Forward runs one batch through the model and returns the requested
 // outputs. The cache is updated in place for every token of the batch.
-func (m *Model) Forward(c *Cache, b Batch) (out Output, err error) {
+func (m *Model) Forward(c *Cache, b Batch) (Output, error) {
+	outs, err := m.ForwardSeqs([]Seq{{Cache: c, Batch: b}})
+	if err != nil {
+		return Output{}, err
+	}
+	return outs[0], nil
+}
+
+// ForwardSeqs runs several sequences, each in its own cache, as one
+// forward pass: the weight matrices see the tokens of all of them at once,
+// and attention runs for each sequence over its own cache with its own
+// causal mask. Each sequence's outputs are those of a Forward of it alone,
+// up to the float rounding of matrix products over more columns.
+// Attention probabilities are read only from a single sequence; the caches
+// must be distinct.
+func (m *Model) ForwardSeqs(seqs []Seq) (outs []Output, err error) {
+	if len(seqs) == 0 {
+		return nil, fmt.Errorf("forward of no sequences")
+	}
+	g := &graph{m: m}
+	caches := make(map[*Cache]bool, len(seqs))
+	for i := range seqs {
+		s := &seqs[i]
+		if err := m.check(s.Cache, &s.Batch); err != nil {
+			if len(seqs) > 1 {
+				err = fmt.Errorf("sequence %d: %w", i, err)
+			}
+			return nil, err
+		}
+		switch {
+		case caches[s.Cache]:
+			return nil, fmt.Errorf("sequence %d: its KV cache is another sequence's too", i)
+		case s.Batch.Attention && len(seqs) > 1:
+			return nil, fmt.Errorf("attention probabilities are read from one sequence at a time, not %d", len(seqs))
+		}
+		if len(s.Batch.Outputs) > 0 {
+			f := Batch{Logits: s.Batch.Logits, Hidden: s.Batch.Hidden, Attention: s.Batch.Attention}
+			if g.want.Outputs != nil && (f.Logits != g.want.Logits || f.Hidden != g.want.Hidden) {
+				return nil, fmt.Errorf("sequence %d asks for other outputs than sequence %d", i, g.want.Outputs[0])
+			}
+			f.Outputs = []int{i}
+			g.want = f
+		}
+		caches[s.Cache] = true
+		nTot := s.Batch.Start + len(s.Batch.Tokens)
+		g.seqs = append(g.seqs, seqGraph{c: s.Cache, b: &s.Batch, off: g.n, nTot: nTot,
+			nKV: min(s.Cache.size, (nTot+kvPad-1)/kvPad*kvPad)})
+		g.n += len(s.Batch.Tokens)
+	}
+	defer recoverErr(&err, "forward")
+	g.ctx = m.b.NewContextSize(m.graphNodes(len(seqs)))
+	defer g.ctx.Close()
+	res := g.build()
+	g.ctx.Forward(res...)
+	g.ctx.Compute(res...)
+	read := func(want bool, width int) [][]float32 {
+		if !want || len(res) == 0 {
+			return nil
+		}
+		all := res[0].Floats()
+		res = res[1:]
+		return g.split(all, width)
+	}
+	logits := read(g.want.Logits, m.p.Vocab)
+	hidden := read(g.want.Hidden, m.p.Embed)
+	attn := read(g.want.Attention, g.seqs[0].nTot)
+	outs = make([]Output, len(seqs))
+	for i := range outs {
+		if logits != nil {
+			outs[i].Logits = logits[i]
+		}
+		if hidden != nil {
+			outs[i].Hidden = hidden[i]
+		}
+		if attn != nil {
+			outs[i].Attention = attn[i]
+		}
+	}
+	return outs, nil
+}
+
+// check validates one sequence's batch against its cache.
+func (m *Model) check(c *Cache, b *Batch) error {
 	n := len(b.Tokens)
 	switch {
 	case n == 0:
-		return out, fmt.Errorf("empty batch")
+		return fmt.Errorf("empty batch")
+	case c == nil:
+		return fmt.Errorf("no KV cache")
 	case b.Start < 0 || b.Start+n > c.size:
-		return out, fmt.Errorf("positions %d..%d do not fit the KV cache of %d", b.Start, b.Start+n-1, c.size)
+		return fmt.Errorf("positions %d..%d do not fit the KV cache of %d", b.Start, b.Start+n-1, c.size)
 	}
 	for i, o := range b.Outputs {
 		if o < 0 || o >= n || (i > 0 && o <= b.Outputs[i-1]) {
-			return out, fmt.Errorf("output indices must be ascending within the batch of %d", n)
+			return fmt.Errorf("output indices must be ascending within the batch of %d", n)
 		}
 	}
 	for _, t := range b.Tokens {
 		if t < 0 || int(t) >= m.p.Vocab {
-			return out, fmt.Errorf("token id %d outside the vocabulary of %d", t, m.p.Vocab)
+			return fmt.Errorf("token id %d outside the vocabulary of %d", t, m.p.Vocab)
 		}
 	}
-	defer recoverErr(&err, "forward")
-	ctx := m.b.NewContextSize(m.graphNodes())
-	defer ctx.Close()
-	nTot := b.Start + n
-	g := &graph{m: m, c: c, ctx: ctx, b: &b, nTot: nTot, nKV: min(c.size, (nTot+kvPad-1)/kvPad*kvPad)}
-	outs := g.build()
-	ctx.Forward(outs...)
-	ctx.Compute(outs...)
-	m0 := len(b.Outputs)
-	read := func(want bool) []float32 {
-		if !want || m0 == 0 {
-			return nil
-		}
-		t := outs[0]
-		outs = outs[1:]
-		return t.Floats()
-	}
-	out.Logits = read(b.Logits)
-	out.Hidden = read(b.Hidden)
-	out.Attention = read(b.Attention)
-	return out, nil
+	return nil
 }
 
-// graphNodes bounds the number of nodes of one forward graph.
-func (m *Model) graphNodes() int { return 64*m.p.Layers + 256 }
+// split cuts output rows of width values into each sequence's share (rows
+// are in sequence order, as many for a sequence as its Outputs).
+func (g *graph) split(all []float32, width int) [][]float32 {
+	out := make([][]float32, len(g.seqs))
+	at := 0
+	for i, s := range g.seqs {
+		k := len(s.b.Outputs) * width
+		if s.b.Attention {
+			k = len(all) // only with one sequence
+		}
+		if k > 0 {
+			out[i] = all[at : at+k]
+		}
+		at += k
+	}
+	return out
+}
+
+// graphNodes bounds the number of nodes of one forward graph of seqs
+// sequences (attention adds nodes per sequence and layer).
+func (m *Model) graphNodes(seqs int) int { return (64+32*(seqs-1))*m.p.Layers + 256 }
+
+// outputs lists the rows, among all tokens, whose outputs are read.
+func (g *graph) outputs() []int32 {
+	var rows []int32
+	for _, s := range g.seqs {
+		for _, o := range s.b.Outputs {
+			rows = append(rows, int32(s.off+o))
+		}
+	}
+	return rows
+}
 
 // build adds the whole forward pass to the context and returns the output
 // tensors (copies, so the graph allocator cannot reuse their memory) in the
@@ -109,25 +221,33 @@ func (m *Model) graphNodes() int { return 64*m.p.Layers + 256 }
 // chooses its matmul kernels by shape, so the same shapes give the same
 // float rounding as llama.cpp, and quantised models, which amplify
 // rounding differences from layer to layer, then decode the same tokens.
+// With several sequences every matrix product runs over all their tokens
+// and attention runs per sequence.
 func (g *graph) build() []ml.Tensor {
-	m, b, ctx, p := g.m, g.b, g.ctx, g.m.p
+	m, ctx, p, n := g.m, g.ctx, g.m.p, g.n
 	in := ctx.Input()
-	n := len(b.Tokens)
-	pos := make([]int32, n)
-	for i := range pos {
-		pos[i] = int32(b.Start + i)
+	var toks, pos []int32
+	for i := range g.seqs {
+		s := &g.seqs[i]
+		sp := make([]int32, len(s.b.Tokens))
+		for j := range sp {
+			sp[j] = int32(s.b.Start + j)
+		}
+		toks, pos = append(toks, s.b.Tokens...), append(pos, sp...)
+		s.mask = in.FromFloats(causalMask(sp, s.nKV), s.nKV, len(sp))
+		if m.o.FlashAttention {
+			s.flashMask = s.mask.Cast(ctx, ml.DTypeF16)
+		}
 	}
-	tokens := in.FromInts(b.Tokens, n)
+	tokens := in.FromInts(toks, n)
 	positions := in.FromInts(pos, n)
-	mask := in.FromFloats(causalMask(pos, g.nKV), g.nKV, n)
-	if m.o.FlashAttention {
-		g.flashMask = mask.Cast(ctx, ml.DTypeF16)
-	}
-	nOut := len(b.Outputs)
+	rows := g.outputs()
+	nOut := len(rows)
 	var outRows ml.Tensor
 	if nOut > 0 && nOut < n {
-		outRows = in.FromInts(toInt32(b.Outputs), nOut)
+		outRows = in.FromInts(rows, nOut)
 	}
+	b0 := &g.want
 
 	x := m.tokEmb.Rows(ctx, tokens)
 	var attn ml.Tensor
@@ -145,18 +265,18 @@ func (g *graph) build() []ml.Tensor {
 		}
 		q = g.rope(q.Reshape(ctx, p.HeadDim, p.Heads, n), positions)
 		var o ml.Tensor
-		if last && b.Attention {
+		if last && b0.Attention { // one sequence only
 			var probs ml.Tensor
-			probs, attn = g.attentionProbs(l, q, mask)
+			probs, attn = g.attentionProbs(l, q)
 			if !m.o.FlashAttention {
-				o = g.values(l).Mulmat(ctx, probs).Permute(ctx, 0, 2, 1, 3) // [hd, heads, n]
+				o = g.values(l, &g.seqs[0]).Mulmat(ctx, probs).Permute(ctx, 0, 2, 1, 3) // [hd, heads, n]
 			}
 		}
 		if o == nil {
 			// With flash attention the output always comes from the fused
 			// kernel, even when probabilities are read, so that it does
 			// not depend on what is read back.
-			o = g.fusedAttention(l, q, mask)
+			o = g.attention(l, q)
 		}
 		o = lw.wo.Mulmat(ctx, o.Reshape(ctx, p.HeadDim*p.Heads, n))
 		if last && outRows != nil {
@@ -174,80 +294,112 @@ func (g *graph) build() []ml.Tensor {
 	keep := func(t ml.Tensor, shape ...int) {
 		outs = append(outs, t.Copy(ctx, in.Empty(ml.DTypeF32, shape...)))
 	}
-	if b.Logits {
+	if b0.Logits {
 		keep(m.output.Mulmat(ctx, hidden), p.Vocab, nOut)
 	}
-	if b.Hidden {
+	if b0.Hidden {
 		keep(hidden, p.Embed, nOut)
 	}
-	if b.Attention { // drop the padding keys
-		keep(attn.View(ctx, 0, g.nTot, attn.Stride(1), nOut), g.nTot, nOut)
+	if b0.Attention { // drop the padding keys
+		nTot := g.seqs[0].nTot
+		keep(attn.View(ctx, 0, nTot, attn.Stride(1), nOut), nTot, nOut)
 	}
 	return outs
 }
 
+// part returns sequence s's columns of t, a [a, b, n] tensor over all
+// tokens (t itself when there is one sequence).
+func (g *graph) part(t ml.Tensor, s *seqGraph) ml.Tensor {
+	if len(g.seqs) == 1 {
+		return t
+	}
+	return t.View(g.ctx, s.off*t.Stride(2), t.Dim(0), t.Stride(1), t.Dim(1), t.Stride(2), len(s.b.Tokens))
+}
+
+// attention is every sequence's fused attention over its own cache,
+// joined in token order: [headDim, heads, n].
+func (g *graph) attention(l int, q ml.Tensor) ml.Tensor {
+	var o ml.Tensor
+	for i := range g.seqs {
+		s := &g.seqs[i]
+		os := g.fusedAttention(l, g.part(q, s), s)
+		if o == nil {
+			o = os
+		} else {
+			o = o.Concat(g.ctx, os, 2)
+		}
+	}
+	return o
+}
+
 // storeKV computes the keys and values of layer l for the batch and writes
-// them into the cache. The writes are expanded into the graph at once, so
-// they run before anything that reads the cache.
+// each sequence's into its cache. The writes are expanded into the graph at
+// once, so they run before anything that reads the cache.
 func (g *graph) storeKV(l int, h, positions ml.Tensor) {
-	ctx, p, lw, n := g.ctx, g.m.p, &g.m.layers[l], len(g.b.Tokens)
+	ctx, p, lw, n := g.ctx, g.m.p, &g.m.layers[l], g.n
 	k := lw.wk.Mulmat(ctx, h)
 	v := lw.wv.Mulmat(ctx, h)
 	if lw.bk != nil {
 		k, v = k.Add(ctx, lw.bk), v.Add(ctx, lw.bv)
 	}
 	k = g.rope(k.Reshape(ctx, p.HeadDim, p.KVHeads, n), positions)
-	kc, vc := g.c.k[l], g.c.v[l]
-	kDst := kc.View(ctx, g.b.Start*kc.Stride(2), p.HeadDim*p.KVHeads*n)
-	if g.m.o.FlashAttention {
-		vDst := vc.View(ctx, g.b.Start*vc.Stride(2), p.HeadDim*p.KVHeads*n)
-		ctx.Forward(k.Copy(ctx, kDst), v.Copy(ctx, vDst))
-		return
+	v = v.Reshape(ctx, p.HeadDim, p.KVHeads, n)
+	for i := range g.seqs {
+		s := &g.seqs[i]
+		ks, vs, ns, start := g.part(k, s), g.part(v, s), len(s.b.Tokens), s.b.Start
+		kc, vc := s.c.k[l], s.c.v[l]
+		kDst := kc.View(ctx, start*kc.Stride(2), p.HeadDim*p.KVHeads*ns)
+		if g.m.o.FlashAttention {
+			vDst := vc.View(ctx, start*vc.Stride(2), p.HeadDim*p.KVHeads*ns)
+			ctx.Forward(ks.Copy(ctx, kDst), vs.Copy(ctx, vDst))
+			continue
+		}
+		// values go in transposed: [n, headDim, kvHeads] strided into the cache
+		vDst := vc.View(ctx, start*vc.Stride(0), ns, vc.Stride(1), p.HeadDim, vc.Stride(2), p.KVHeads)
+		ctx.Forward(ks.Copy(ctx, kDst), vs.Permute(ctx, 1, 2, 0, 3).Copy(ctx, vDst))
 	}
-	// values go in transposed: [n, headDim, kvHeads] strided into the cache
-	vDst := vc.View(ctx, g.b.Start*vc.Stride(0), n, vc.Stride(1), p.HeadDim, vc.Stride(2), p.KVHeads)
-	vSrc := v.Reshape(ctx, p.HeadDim, p.KVHeads, n).Permute(ctx, 1, 2, 0, 3)
-	ctx.Forward(k.Copy(ctx, kDst), vSrc.Copy(ctx, vDst))
 }
 
-// keys returns the cached keys of layer l as [headDim, kvHeads, nKV].
-func (g *graph) keys(l int) ml.Tensor {
-	kc := g.c.k[l]
-	return kc.View(g.ctx, 0, g.m.p.HeadDim, kc.Stride(1), g.m.p.KVHeads, kc.Stride(2), g.nKV)
+// keys returns the cached keys of layer l of sequence s as [headDim,
+// kvHeads, nKV].
+func (g *graph) keys(l int, s *seqGraph) ml.Tensor {
+	kc := s.c.k[l]
+	return kc.View(g.ctx, 0, g.m.p.HeadDim, kc.Stride(1), g.m.p.KVHeads, kc.Stride(2), s.nKV)
 }
 
-// values returns the cached values of layer l: [headDim, kvHeads, nKV]
-// for flash attention, [nKV, headDim, kvHeads] otherwise.
-func (g *graph) values(l int) ml.Tensor {
-	vc, p := g.c.v[l], g.m.p
+// values returns the cached values of layer l of sequence s: [headDim,
+// kvHeads, nKV] for flash attention, [nKV, headDim, kvHeads] otherwise.
+func (g *graph) values(l int, s *seqGraph) ml.Tensor {
+	vc, p := s.c.v[l], g.m.p
 	if g.m.o.FlashAttention {
-		return vc.View(g.ctx, 0, p.HeadDim, vc.Stride(1), p.KVHeads, vc.Stride(2), g.nKV)
+		return vc.View(g.ctx, 0, p.HeadDim, vc.Stride(1), p.KVHeads, vc.Stride(2), s.nKV)
 	}
-	return vc.View(g.ctx, 0, g.nKV, vc.Stride(1), p.HeadDim, vc.Stride(2), p.KVHeads)
+	return vc.View(g.ctx, 0, s.nKV, vc.Stride(1), p.HeadDim, vc.Stride(2), p.KVHeads)
 }
 
 func (g *graph) scale() float64 { return 1 / math.Sqrt(float64(g.m.p.HeadDim)) }
 
-// fusedAttention is softmax(QKᵀ·scale + mask)·V, either flash attention
-// or with scale, mask and softmax fused in one op; q is [headDim, heads,
-// n], the result [headDim, heads, n].
-func (g *graph) fusedAttention(l int, q, mask ml.Tensor) ml.Tensor {
+// fusedAttention is softmax(QKᵀ·scale + mask)·V over sequence s's cache,
+// either flash attention or with scale, mask and softmax fused in one op;
+// q is [headDim, heads, n], the result [headDim, heads, n].
+func (g *graph) fusedAttention(l int, q ml.Tensor, s *seqGraph) ml.Tensor {
+	mask := s.mask
 	if g.m.o.FlashAttention {
-		mask = g.flashMask
+		mask = s.flashMask
 	}
 	sdpa := q.(ml.ScaledDotProductAttention)
-	return sdpa.ScaledDotProductAttention(g.ctx, g.keys(l), g.values(l), mask, nil, nil, g.scale(), true)
+	return sdpa.ScaledDotProductAttention(g.ctx, g.keys(l, s), g.values(l, s), mask, nil, nil, g.scale(), true)
 }
 
-// attentionProbs computes softmax(QKᵀ·scale + mask) explicitly, as
-// [nKV, n, heads], and its average over heads as [nKV, n].
-func (g *graph) attentionProbs(l int, q, mask ml.Tensor) (probs, avg ml.Tensor) {
-	ctx, p := g.ctx, g.m.p
-	k := g.keys(l).Permute(ctx, 0, 2, 1, 3)                 // [hd, nKV, kvHeads]
+// attentionProbs computes softmax(QKᵀ·scale + mask) of the only sequence
+// explicitly, as [nKV, n, heads], and its average over heads as [nKV, n].
+func (g *graph) attentionProbs(l int, q ml.Tensor) (probs, avg ml.Tensor) {
+	ctx, p, s := g.ctx, g.m.p, &g.seqs[0]
+	k := g.keys(l, s).Permute(ctx, 0, 2, 1, 3)              // [hd, nKV, kvHeads]
 	kq := k.MulmatFullPrec(ctx, q.Permute(ctx, 0, 2, 1, 3)) // [nKV, n, heads]
-	probs = kq.Scale(ctx, g.scale()).Add(ctx, mask).Softmax(ctx)
+	probs = kq.Scale(ctx, g.scale()).Add(ctx, s.mask).Softmax(ctx)
 	avg = probs.Permute(ctx, 1, 2, 0, 3).Contiguous(ctx).SumRows(ctx).Scale(ctx, 1/float64(p.Heads))
-	return probs, avg.Reshape(ctx, g.nKV, len(g.b.Tokens))
+	return probs, avg.Reshape(ctx, s.nKV, g.n)
 }
 
 func (g *graph) rope(t, positions ml.Tensor) ml.Tensor {
@@ -271,12 +423,4 @@ func causalMask(pos []int32, nTot int) []float32 {
 		}
 	}
 	return mask
-}
-
-func toInt32(s []int) []int32 {
-	out := make([]int32, len(s))
-	for i, v := range s {
-		out[i] = int32(v)
-	}
-	return out
 }
