@@ -210,7 +210,7 @@ func TestBadInput(t *testing.T) {
 		{"../encoder/testdata/tiny_bert", edit("config.json", `"BertModel"`, `"GPT2LMHeadModel"`), `unsupported architecture "GPT2LMHeadModel"`},
 		{"../encoder/testdata/tiny_bert", remove("config.json"), "no config.json"},
 		{"../encoder/testdata/tiny_bert", remove("model.safetensors"), "no *.safetensors"},
-		{"../encoder/testdata/tiny_bert", remove("vocab.txt"), "neither tokenizer.json nor vocab.txt"},
+		{"../encoder/testdata/tiny_bert", remove("vocab.txt"), "no tokenizer.json, vocab.json + merges.txt or vocab.txt"},
 		{"../encoder/testdata/tiny_bert", edit("config.json", `"hidden_act": "gelu"`, `"hidden_act": "relu"`), `hidden_act "relu"`},
 		{"../encoder/testdata/tiny_bert", edit("config.json", `"hidden_size": 32`, `"hidden_size": 64`), "config.json implies"},
 		{"../encoder/testdata/tiny_bert", edit("config.json", `"num_hidden_layers": 2`, `"num_hidden_layers": 1`), "tensors this converter does not know"},
