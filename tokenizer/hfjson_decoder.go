@@ -45,11 +45,7 @@ func (b *hfBuilder) buildDecoder(raw json.RawMessage) (decoder, error) {
 	case "WordPiece":
 		return wordPieceDec{prefix: deref(c.Prefix, "##"), cleanup: deref(c.Cleanup, true)}, nil
 	case "Metaspace":
-		repl, err := oneRune(c.Replacement, '▁', "replacement")
-		if err != nil {
-			return nil, err
-		}
-		scheme, err := prependScheme(c.hfMetaspaceJSON)
+		repl, scheme, err := c.metaspace()
 		if err != nil {
 			return nil, err
 		}

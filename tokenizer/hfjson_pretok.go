@@ -131,11 +131,7 @@ func (b *hfBuilder) preSteps(raw json.RawMessage) ([]preStep, error) {
 		}
 		return []preStep{matchers(matchRuns(isNumber, false))}, nil
 	case "Metaspace":
-		repl, err := oneRune(c.Replacement, '▁', "replacement")
-		if err != nil {
-			return nil, err
-		}
-		scheme, err := prependScheme(c.hfMetaspaceJSON)
+		repl, scheme, err := c.metaspace()
 		if err != nil {
 			return nil, err
 		}
@@ -164,19 +160,23 @@ func (b *hfBuilder) preSteps(raw json.RawMessage) ([]preStep, error) {
 	return nil, fmt.Errorf("unsupported pre_tokenizer type %q", c.Type)
 }
 
-// prependScheme reads Metaspace's prepend_scheme (default "always"), or the
-// older add_prefix_space.
-func prependScheme(c hfMetaspaceJSON) (int, error) {
+// metaspace reads Metaspace's replacement character (default '▁') and its
+// prepend_scheme (default "always"), or the older add_prefix_space.
+func (c hfMetaspaceJSON) metaspace() (rune, int, error) {
+	repl, err := oneRune(c.Replacement, '▁', "replacement")
+	if err != nil {
+		return 0, 0, err
+	}
 	if c.AddPrefixSpace != nil && !*c.AddPrefixSpace {
-		return prependNever, nil
+		return repl, prependNever, nil
 	}
 	switch deref(c.PrependScheme, "always") {
 	case "always":
-		return prependAlways, nil
+		return repl, prependAlways, nil
 	case "first":
-		return prependFirst, nil
+		return repl, prependFirst, nil
 	case "never":
-		return prependNever, nil
+		return repl, prependNever, nil
 	}
-	return 0, fmt.Errorf("Metaspace: unknown prepend_scheme %q", *c.PrependScheme)
+	return 0, 0, fmt.Errorf("Metaspace: unknown prepend_scheme %q", *c.PrependScheme)
 }
