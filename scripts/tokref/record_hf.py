@@ -36,9 +36,9 @@ Fixtures written to tokenizer/testdata/:
       normalizer, pre-tokenizer, model option, post-processor, decoder and
       added-token flag the Go loader implements.
 
-Needs: pip install tokenizers==0.23.3 transformers==5.24.0 gguf==0.19.0 (from
-PyPI only; no model hub), the pulled models and scripts/fetch-vocab.sh's
-files. A run rewrites the fixtures byte for byte as long as the versions
+Needs: pip install tokenizers==0.23.3 transformers==5.24.0 gguf==0.19.0
+torch==2.15.0 (transformers' GGUF reader imports torch; from PyPI only, no
+model hub), the pulled models and scripts/fetch-vocab.sh's files. A run rewrites the fixtures byte for byte as long as the versions
 and the stdlib are the same (the synthetic tokenizers are retrained, so
 hf-cases.json.gz may change, consistently).
 
