@@ -14,19 +14,28 @@ import (
 // engine/testdata/README.md).
 type Greedy struct {
 	// Model is the registry name of the model the fixture was recorded on.
-	Model       string `json:"-"`
+	Model string `json:"-"`
+	// ModelSHA256 identifies the GGUF file llama.cpp ran.
 	ModelSHA256 string `json:"model_sha256"`
-	NGenerated  int    `json:"n_generated"`
-	EOS         int32  `json:"eos_id"`
-	Cases       []GreedyCase
+	// NGenerated is the number of greedy ids of every case (64).
+	NGenerated int `json:"n_generated"`
+	// EOS is the model's end-of-sequence id (the recording does not stop
+	// at it).
+	EOS int32 `json:"eos_id"`
+	// Cases are the prompts and llama.cpp's ids.
+	Cases []GreedyCase `json:"cases"`
 }
 
 // GreedyCase is one prompt of a Greedy fixture.
 type GreedyCase struct {
-	Prompt       string    `json:"prompt"`
-	PromptIDs    []int32   `json:"prompt_ids"`
-	GeneratedIDs []int32   `json:"generated_ids"`
-	Margins      []float64 `json:"margins"` // llama.cpp's top-1 minus top-2 logit per generated token
+	// Prompt is the prompt text; PromptIDs is llama.cpp's tokenisation
+	// of it (what the model was fed).
+	Prompt    string  `json:"prompt"`
+	PromptIDs []int32 `json:"prompt_ids"`
+	// GeneratedIDs are llama.cpp's greedy ids after the prompt.
+	GeneratedIDs []int32 `json:"generated_ids"`
+	// Margins are llama.cpp's top-1 minus top-2 logit per generated id.
+	Margins []float64 `json:"margins"`
 }
 
 // GreedyModels are the models with a Greedy fixture.
