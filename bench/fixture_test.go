@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"actor/bench/predictions"
+	"actor/internal/testsupport"
 )
 
 // fixture is a tiny RepoExec-style benchmark made by the tests: one
@@ -79,15 +80,7 @@ func newFixture(t *testing.T) *fixture {
 		rows = append(rows, string(b))
 	}
 	files["data/tasks.jsonl"] = strings.Join(rows, "\n") + "\n"
-	for name, content := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testsupport.WriteTree(t, root, files)
 	return f
 }
 
@@ -152,14 +145,6 @@ func newCoderEvalFixture(t *testing.T) *fixture {
 			rec("c2", "sq", "6", "8", "def sq(x):\n        \"\"\"Square.\"\"\"\n        return x * x") + "\n]}\n",
 		"data/CEPythonRaw.jsonl": `{"question_id": "c1", "input": "def cube(x):\n\t\"\"\"\n\tCube x.\n\t\"\"\"\n\t", "signature": "def cube(x):", "docstring": "Cube x."}` + "\n",
 	}
-	for name, content := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testsupport.WriteTree(t, root, files)
 	return f
 }

@@ -51,7 +51,7 @@ func convertEncoder(w *writer, family string) error {
 	if nPos <= skip {
 		return fmt.Errorf("%s: max_position_embeddings %d leaves no positions after padding_idx %d", c.path, nPos, pad)
 	}
-	tokJSON, err := encoderTokenizerJSON(w.dir, family)
+	tokJSON, err := encoderTokenizerJSON(w.dir)
 	if err != nil {
 		return err
 	}

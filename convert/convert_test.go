@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"actor/gguf"
+	"actor/internal/testsupport"
 )
 
 // TestEncodingsMatchGGUFPy: F16 and Q8_0 bytes equal those of gguf-py
@@ -207,15 +208,15 @@ func TestBadInput(t *testing.T) {
 		break_ func(t *testing.T, dir string)
 		want   string
 	}{
-		{"../encoder/testdata/tiny_bert", edit("config.json", `"BertModel"`, `"GPT2LMHeadModel"`), `unsupported architecture "GPT2LMHeadModel"`},
-		{"../encoder/testdata/tiny_bert", remove("config.json"), "no config.json"},
-		{"../encoder/testdata/tiny_bert", remove("model.safetensors"), "no *.safetensors"},
-		{"../encoder/testdata/tiny_bert", remove("vocab.txt"), "neither tokenizer.json nor vocab.txt"},
-		{"../encoder/testdata/tiny_bert", edit("config.json", `"hidden_act": "gelu"`, `"hidden_act": "relu"`), `hidden_act "relu"`},
-		{"../encoder/testdata/tiny_bert", edit("config.json", `"hidden_size": 32`, `"hidden_size": 64`), "config.json implies"},
-		{"../encoder/testdata/tiny_bert", edit("config.json", `"num_hidden_layers": 2`, `"num_hidden_layers": 1`), "tensors this converter does not know"},
-		{"../encoder/testdata/tiny_bert", edit("config.json", `"num_hidden_layers": 2`, `"num_hidden_layers": "two"`), "not a number"},
-		{"../encoder/testdata/tiny_bert", edit("config.json", `{`, `[`), "config.json"},
+		{testsupport.Path(testsupport.TinyBERT), edit("config.json", `"BertModel"`, `"GPT2LMHeadModel"`), `unsupported architecture "GPT2LMHeadModel"`},
+		{testsupport.Path(testsupport.TinyBERT), remove("config.json"), "no config.json"},
+		{testsupport.Path(testsupport.TinyBERT), remove("model.safetensors"), "no *.safetensors"},
+		{testsupport.Path(testsupport.TinyBERT), remove("vocab.txt"), "no tokenizer.json, vocab.json + merges.txt or vocab.txt"},
+		{testsupport.Path(testsupport.TinyBERT), edit("config.json", `"hidden_act": "gelu"`, `"hidden_act": "relu"`), `hidden_act "relu"`},
+		{testsupport.Path(testsupport.TinyBERT), edit("config.json", `"hidden_size": 32`, `"hidden_size": 64`), "config.json implies"},
+		{testsupport.Path(testsupport.TinyBERT), edit("config.json", `"num_hidden_layers": 2`, `"num_hidden_layers": 1`), "tensors this converter does not know"},
+		{testsupport.Path(testsupport.TinyBERT), edit("config.json", `"num_hidden_layers": 2`, `"num_hidden_layers": "two"`), "not a number"},
+		{testsupport.Path(testsupport.TinyBERT), edit("config.json", `{`, `[`), "config.json"},
 		{"testdata/tiny_llama", remove("model-00002-of-00003.safetensors"), "model-00002-of-00003.safetensors"},
 		{"testdata/tiny_llama", edit("config.json", `"rope_type": "linear"`, `"rope_type": "yarn"`), `RoPE scaling "yarn"`},
 		{"testdata/tiny_llama", remove("tokenizer.json"), "no tokenizer.json"},
@@ -246,7 +247,7 @@ func TestBadInput(t *testing.T) {
 // FuzzConfig converts the tiny BERT with a fuzzed config.json: any input
 // gives a file or an error, never a panic.
 func FuzzConfig(f *testing.F) {
-	for _, p := range []string{"../encoder/testdata/tiny_bert/config.json", "../encoder/testdata/tiny_roberta/config.json",
+	for _, p := range []string{testsupport.Path(testsupport.TinyBERT + "/config.json"), testsupport.Path(testsupport.TinyRoBERTa + "/config.json"),
 		"testdata/tiny_qwen2/config.json", "testdata/tiny_llama/config.json"} {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -258,7 +259,7 @@ func FuzzConfig(f *testing.F) {
 	f.Fuzz(func(t *testing.T, cfg []byte) {
 		dir := t.TempDir()
 		for _, n := range []string{"model.safetensors", "vocab.txt"} {
-			b, err := os.ReadFile(filepath.Join("../encoder/testdata/tiny_bert", n))
+			b, err := os.ReadFile(filepath.Join(testsupport.Path(testsupport.TinyBERT), n))
 			if err != nil {
 				t.Fatal(err)
 			}

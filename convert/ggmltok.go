@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"actor/gguf"
+	"actor/tokenizer"
 )
 
 // Decoders keep their tokenizer the way llama.cpp's converter writes it,
@@ -97,7 +98,11 @@ func preSignature(raw json.RawMessage) (string, error) {
 
 // hfDecoderTokenizer is the part of a decoder's tokenizer.json converted.
 type hfDecoderTokenizer struct {
-	AddedTokens   []hfAdded       `json:"added_tokens"`
+	AddedTokens []struct {
+		ID      int32  `json:"id"`
+		Content string `json:"content"`
+		Special bool   `json:"special"`
+	} `json:"added_tokens"`
 	PreTokenizer  json.RawMessage `json:"pre_tokenizer"`
 	PostProcessor *struct {
 		Type   string `json:"type"`
@@ -219,7 +224,7 @@ func mergeStrings(raw json.RawMessage) ([]string, error) {
 // else whether the post-processor template starts / ends with a special
 // token).
 func specialTokenKVs(dir string, tokens []string, t hfDecoderTokenizer, ck *checkpoint) ([]gguf.KV, error) {
-	tc, err := readTokenConfig(dir)
+	tc, err := tokenizer.ReadHFSpecialTokens(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +237,7 @@ func specialTokenKVs(dir string, tokens []string, t hfDecoderTokenizer, ck *chec
 	var kvs []gguf.KV
 	for _, typ := range []string{"bos", "eos", "unk", "pad"} {
 		id := -1
-		if s := tc.token(typ+"_token", ""); s != "" {
+		if s := tc.Text[typ+"_token"]; s != "" {
 			i, ok := ids[s]
 			if !ok {
 				return nil, fmt.Errorf("%s: %s_token %q is not a token", filepath.Join(dir, "tokenizer_config.json"), typ, s)
@@ -251,7 +256,7 @@ func specialTokenKVs(dir string, tokens []string, t hfDecoderTokenizer, ck *chec
 		addEOS = len(p.Single) > 1 && p.Single[len(p.Single)-1].SpecialToken != nil
 	}
 	kvs = append(kvs,
-		gguf.KV{Key: "tokenizer.ggml.add_bos_token", Value: deref(tc.AddBOSToken, addBOS)},
-		gguf.KV{Key: "tokenizer.ggml.add_eos_token", Value: deref(tc.AddEOSToken, addEOS)})
+		gguf.KV{Key: "tokenizer.ggml.add_bos_token", Value: deref(tc.AddBOS, addBOS)},
+		gguf.KV{Key: "tokenizer.ggml.add_eos_token", Value: deref(tc.AddEOS, addEOS)})
 	return kvs, nil
 }

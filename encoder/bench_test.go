@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"actor/convert"
+	"actor/internal/testsupport"
 	"actor/retrieve"
 )
 
@@ -31,7 +32,7 @@ func query(i int) string { return fmt.Sprintf("%s    # draft %d\n", benchQuery, 
 //
 //	go test ./encoder -run XXX -bench Query -benchtime 20x
 func BenchmarkQuery(b *testing.B) {
-	dir := minilmDir(b)
+	dir := testsupport.Model(b, "all-minilm-l6-v2")
 	path := filepath.Join(b.TempDir(), "minilm.gguf")
 	if _, err := convert.Convert(dir, path, convert.Options{}); err != nil {
 		b.Fatal(err)

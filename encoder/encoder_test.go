@@ -2,7 +2,6 @@ package encoder
 
 import (
 	"encoding/json"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"actor/convert"
+	"actor/internal/testsupport"
 )
 
 // reference is a fixture written by scripts/fixtures/encoders/make_hf_fixtures.py:
@@ -64,9 +64,7 @@ func maxDiff(t *testing.T, got [][]float32, want [][]float32) float64 {
 		if len(got[i]) != len(want[i]) {
 			t.Fatalf("text %d: %d values, want %d", i, len(got[i]), len(want[i]))
 		}
-		for j := range want[i] {
-			worst = max(worst, math.Abs(float64(got[i][j]-want[i][j])))
-		}
+		worst = max(worst, testsupport.MaxAbsDiff(got[i], want[i]))
 	}
 	return worst
 }

@@ -8,22 +8,9 @@ import (
 	"testing"
 
 	"actor/convert"
-	"actor/models"
+	"actor/internal/testsupport"
 	"actor/retrieve"
 )
-
-// minilmDir returns the pulled all-MiniLM-L6-v2 folder, skipping the test
-// when it is absent unless ACTOR_REQUIRE_MINILM=1.
-func minilmDir(t testing.TB) string {
-	dir, err := models.Resolve("all-minilm-l6-v2")
-	if err != nil {
-		if os.Getenv("ACTOR_REQUIRE_MINILM") == "1" {
-			t.Fatalf("ACTOR_REQUIRE_MINILM=1: %v", err)
-		}
-		t.Skipf("all-MiniLM-L6-v2 not pulled (actor models pull all-minilm-l6-v2): %v", err)
-	}
-	return dir
-}
 
 // TestMiniLM converts the real all-MiniLM-L6-v2 with the converter and
 // checks, on 20 sentences and code snippets (one past the 256-token cut),
@@ -32,7 +19,7 @@ func minilmDir(t testing.TB) string {
 // (testdata/minilm_ref.json, scripts/fixtures/encoders/record_minilm.py).
 // F16 weights must still reach 0.999.
 func TestMiniLM(t *testing.T) {
-	dir := minilmDir(t)
+	dir := testsupport.Model(t, "all-minilm-l6-v2")
 	raw, err := os.ReadFile("testdata/minilm_ref.json")
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,8 @@ package engine
 import (
 	"sync"
 	"testing"
+
+	"actor/internal/testsupport"
 )
 
 // TestConcurrentSessions runs sessions of one model from several
@@ -48,7 +50,7 @@ func TestConcurrentSessions(t *testing.T) {
 	}
 	wg.Wait()
 	for k := range n {
-		if d := maxAbsDiff(got[k], want[k]); d != 0 {
+		if d := testsupport.MaxAbsDiff(got[k], want[k]); d != 0 {
 			t.Errorf("session %d: concurrent logits differ by %.2e", k, d)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"actor/engine/ggml"
+	"actor/internal/testsupport"
 )
 
 const tol = 1e-4 // max abs error allowed against the float32 HF reference
@@ -40,7 +41,7 @@ func TestTinyStepMatchesHF(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			dl, dh := maxAbsDiff(p.Logits, row(r.Logits, i, r.Vocab)), maxAbsDiff(p.Hidden, row(r.HiddenS, i, r.Hidden))
+			dl, dh := testsupport.MaxAbsDiff(p.Logits, row(r.Logits, i, r.Vocab)), testsupport.MaxAbsDiff(p.Hidden, row(r.HiddenS, i, r.Hidden))
 			if dl > tol || dh > tol {
 				t.Errorf("position %d: logits max abs err %.2e, hidden %.2e", i, dl, dh)
 			}
@@ -66,7 +67,7 @@ func TestTinyBatchMatchesHF(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dl, dh := maxAbsDiff(out.Logits, r.Logits), maxAbsDiff(out.Hidden, r.HiddenS)
+		dl, dh := testsupport.MaxAbsDiff(out.Logits, r.Logits), testsupport.MaxAbsDiff(out.Hidden, r.HiddenS)
 		if dl > tol || dh > tol {
 			t.Errorf("logits max abs err %.2e, hidden %.2e", dl, dh)
 		}
@@ -94,10 +95,10 @@ func TestTinyOutputSubset(t *testing.T) {
 			t.Fatal(err)
 		}
 		for j, i := range outs {
-			if d := maxAbsDiff(row(out.Logits, j, r.Vocab), row(r.Logits, i, r.Vocab)); d > tol {
+			if d := testsupport.MaxAbsDiff(row(out.Logits, j, r.Vocab), row(r.Logits, i, r.Vocab)); d > tol {
 				t.Errorf("row %d: logits err %.2e", i, d)
 			}
-			if d := maxAbsDiff(row(out.Hidden, j, r.Hidden), row(r.HiddenS, i, r.Hidden)); d > tol {
+			if d := testsupport.MaxAbsDiff(row(out.Hidden, j, r.Hidden), row(r.HiddenS, i, r.Hidden)); d > tol {
 				t.Errorf("row %d: hidden err %.2e", i, d)
 			}
 			for k := range r.N {
@@ -137,10 +138,10 @@ func TestTinyScore(t *testing.T) {
 			if math.Abs(sc.LogProb[i]-p.LogProb(id)) > 1e-5 || math.Abs(sc.LogProb[i]-wantLP) > tol {
 				t.Errorf("target %d: logprob %.6f, step %.6f, HF %.6f", i, sc.LogProb[i], p.LogProb(id), wantLP)
 			}
-			if d := maxAbsDiff(sc.Hidden[i], p.Hidden); d > 1e-5 {
+			if d := testsupport.MaxAbsDiff(sc.Hidden[i], p.Hidden); d > 1e-5 {
 				t.Errorf("target %d: hidden differs from step decoding by %.2e", i, d)
 			}
-			if d := maxAbsDiff(sc.Hidden[i], row(r.HiddenS, P-1+i, r.Hidden)); d > tol {
+			if d := testsupport.MaxAbsDiff(sc.Hidden[i], row(r.HiddenS, P-1+i, r.Hidden)); d > tol {
 				t.Errorf("target %d: hidden err %.2e", i, d)
 			}
 			if len(sc.Attention[i]) != i {
@@ -191,7 +192,7 @@ func TestPrefixReuse(t *testing.T) {
 		if got := s.computed - before; got != r.N-6 {
 			t.Errorf("recomputed %d tokens, want %d", got, r.N-6)
 		}
-		if d := maxAbsDiff(p.Logits, row(r.AltLogit, r.N-1, r.Vocab)); d > tol {
+		if d := testsupport.MaxAbsDiff(p.Logits, row(r.AltLogit, r.N-1, r.Vocab)); d > tol {
 			t.Errorf("reused cache: logits err %.2e vs HF", d)
 		}
 		// change one token in the middle
@@ -209,13 +210,13 @@ func TestPrefixReuse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d := maxAbsDiff(p.Logits, fresh.Logits); d > 1e-5 {
+		if d := testsupport.MaxAbsDiff(p.Logits, fresh.Logits); d > 1e-5 {
 			t.Errorf("middle edit: logits differ from a fresh prefill by %.2e", d)
 		}
 		// the same sequence again recomputes only its last token
 		before = s.computed
 		again, err := s.Prefill(mid)
-		if err != nil || s.computed-before != 1 || maxAbsDiff(again.Logits, fresh.Logits) > 1e-5 {
+		if err != nil || s.computed-before != 1 || testsupport.MaxAbsDiff(again.Logits, fresh.Logits) > 1e-5 {
 			t.Errorf("repeat prefill: err %v, recomputed %d", err, s.computed-before)
 		}
 	})
@@ -234,7 +235,7 @@ func TestTruncate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := maxAbsDiff(p.Logits, row(r.Logits, 5, r.Vocab)); d > tol {
+	if d := testsupport.MaxAbsDiff(p.Logits, row(r.Logits, 5, r.Vocab)); d > tol {
 		t.Errorf("after truncate: logits err %.2e", d)
 	}
 	if err := s.Truncate(7); err == nil {

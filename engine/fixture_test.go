@@ -2,7 +2,6 @@ package engine
 
 import (
 	"encoding/json"
-	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -55,17 +54,6 @@ func (r *tinyRef) attnMean(q, k int) float64 {
 		s += float64(r.Attn[(h*r.N+q)*r.N+k])
 	}
 	return s / float64(r.Heads)
-}
-
-func maxAbsDiff(a, b []float32) float64 {
-	if len(a) != len(b) {
-		return math.Inf(1)
-	}
-	var m float64
-	for i := range a {
-		m = max(m, math.Abs(float64(a[i])-float64(b[i])))
-	}
-	return m
 }
 
 func loadTiny(t *testing.T, r *tinyRef, flash bool) *Model {

@@ -2,32 +2,12 @@ package engine
 
 import (
 	"math"
-	"os"
 	"slices"
 	"sync"
 	"testing"
 
-	"actor/models"
+	"actor/internal/testsupport"
 )
-
-// smolPath finds SmolLM2-135M (Q4_1) through $ACTOR_SMOLLM2 or the model
-// cache. Tests skip when it is absent unless ACTOR_REQUIRE_MODELS=1 (CI
-// pulls it).
-func smolPath(t *testing.T) string {
-	t.Helper()
-	path := os.Getenv("ACTOR_SMOLLM2")
-	if path == "" {
-		p, err := models.Resolve("smollm2-135m")
-		if err != nil {
-			if os.Getenv("ACTOR_REQUIRE_MODELS") == "1" {
-				t.Fatalf("SmolLM2 required: %v", err)
-			}
-			t.Skipf("SmolLM2 not available (set ACTOR_SMOLLM2 or run actor models pull smollm2-135m): %v", err)
-		}
-		path = p
-	}
-	return path
-}
 
 var smolModels sync.Map // flash bool -> *Model, shared by the real-model tests
 
@@ -35,7 +15,7 @@ var smolModels sync.Map // flash bool -> *Model, shared by the real-model tests
 // so that short sequences already span several of them.
 func smol(t *testing.T, flash bool) *Model {
 	t.Helper()
-	path := smolPath(t)
+	path := testsupport.Model(t, "smollm2-135m")
 	if m, ok := smolModels.Load(flash); ok {
 		return m.(*Model)
 	}
@@ -77,7 +57,7 @@ func scoreVsSteps(t *testing.T, m *Model, prompt, target []int32) (lp, hid float
 			top1Diff++
 		}
 		lp = max(lp, math.Abs(sc.LogProb[i]-p.LogProb(id)), math.Abs(sc.Entropy[i]-p.Entropy))
-		hid = max(hid, maxAbsDiff(sc.Hidden[i], p.Hidden))
+		hid = max(hid, testsupport.MaxAbsDiff(sc.Hidden[i], p.Hidden))
 		if p, err = st.Step(id); err != nil {
 			t.Fatal(err)
 		}
@@ -142,7 +122,7 @@ func TestRealPrefixReuse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d := maxAbsDiff(reused.Logits, fresh.Logits)
+		d := testsupport.MaxAbsDiff(reused.Logits, fresh.Logits)
 		t.Logf("flash %v: middle edit: reused vs fresh logits max abs diff %.1e", flash, d)
 		if flash && d != 0 {
 			t.Errorf("flash attention: reused cache differs from a fresh prefill by %.2e", d)

@@ -9,6 +9,7 @@ import (
 
 	"actor/engine"
 	"actor/index"
+	"actor/internal/testsupport"
 )
 
 // swapSetup generates with ACToR on the tiny repository, a probe whose
@@ -17,7 +18,7 @@ import (
 func swapSetup(t *testing.T) (*Decoder, *switchRetriever, *Sample, [][]int32, []engine.Prediction) {
 	m, tok := loadTiny(t)
 	d := newDecoder(t, m, tok)
-	c, err := ReadCorpus(writeRepo(t, tinyRepo), index.WalkOptions{})
+	c, err := ReadCorpus(testsupport.WriteTree(t, t.TempDir(), tinyRepo), index.WalkOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +149,7 @@ func TestACToRReusedCacheEqualsFreshPrefill(t *testing.T) {
 
 func TestACToRUnchangedContextRecomputesNothing(t *testing.T) {
 	m, tok := loadTiny(t)
-	c, err := ReadCorpus(writeRepo(t, tinyRepo), index.WalkOptions{})
+	c, err := ReadCorpus(testsupport.WriteTree(t, t.TempDir(), tinyRepo), index.WalkOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +195,7 @@ func TestACToRUnchangedContextRecomputesNothing(t *testing.T) {
 
 func TestACToRNeverCriticalNeverRetrieves(t *testing.T) {
 	m, tok := loadTiny(t)
-	c, err := ReadCorpus(writeRepo(t, tinyRepo), index.WalkOptions{})
+	c, err := ReadCorpus(testsupport.WriteTree(t, t.TempDir(), tinyRepo), index.WalkOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"actor/index"
+	"actor/internal/testsupport"
 	"actor/retrieve"
 )
 
@@ -27,7 +28,7 @@ func newMethod(t *testing.T, method string, c *Corpus, mut func(*Options)) Gener
 
 func sparseCorpus(t *testing.T) *Corpus {
 	t.Helper()
-	c, err := ReadCorpus(writeRepo(t, tinyRepo), index.WalkOptions{Include: []string{"*.py"}})
+	c, err := ReadCorpus(testsupport.WriteTree(t, t.TempDir(), tinyRepo), index.WalkOptions{Include: []string{"*.py"}})
 	if err != nil {
 		t.Fatal(err)
 	}

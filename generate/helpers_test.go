@@ -2,14 +2,13 @@ package generate
 
 import (
 	"hash/fnv"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"actor/engine"
 	"actor/index"
+	"actor/internal/testsupport"
 	"actor/probe"
 	"actor/retrieve"
 	"actor/tokenizer"
@@ -19,7 +18,7 @@ import (
 // 256, RoPE θ 1e6) with a byte-level toy vocabulary: about one token per
 // character. With tinyTarget its greedy first judged token changes when the
 // context switches from shout to double (found by trying the fixtures).
-const tinyModel = "../engine/testdata/tiny/llama_theta1e6.gguf"
+var tinyModel = testsupport.Path(testsupport.TinyModels + "/llama_theta1e6.gguf")
 
 // loadTiny loads the tiny model with a float32 KV cache (exact reuse).
 func loadTiny(t *testing.T) (*engine.Model, *tokenizer.Tokenizer) {
@@ -67,21 +66,6 @@ var tinyRepo = map[string]string{
 // tinyTarget is app.py's run.
 var tinyTarget = Target{ID: "app.py:1", Path: "app.py", Prompt: "def run(x):\n    \"\"\"Double x.\"\"\"\n    return ",
 	Exclusion: retrieve.Exclusion{Path: "app.py", StartLine: 1}}
-
-func writeRepo(t *testing.T, files map[string]string) string {
-	t.Helper()
-	root := t.TempDir()
-	for rel, text := range files {
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
-}
 
 func block(c index.Candidate) retrieve.Result { return retrieve.Result{Candidate: c, Score: 1} }
 
@@ -167,7 +151,7 @@ func (h hashEncoder) Encode(texts []string) (retrieve.TokenBatch, error) {
 // hash encoder (mean pooling, as the index does).
 func denseCorpus(t *testing.T) *Corpus {
 	t.Helper()
-	c, err := ReadCorpus(writeRepo(t, tinyRepo), index.WalkOptions{Include: []string{"*.py"}})
+	c, err := ReadCorpus(testsupport.WriteTree(t, t.TempDir(), tinyRepo), index.WalkOptions{Include: []string{"*.py"}})
 	if err != nil {
 		t.Fatal(err)
 	}

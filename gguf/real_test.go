@@ -1,28 +1,18 @@
 package gguf_test
 
 import (
-	"os"
 	"testing"
 
 	"actor/gguf"
+	"actor/internal/testsupport"
 	"actor/models"
 )
 
-// TestRealModel reads the header of the default real model (or the file
-// ACTOR_GGUF names) and checks that the tensor directory ends where the file
-// ends. It skips when no model is pulled, unless ACTOR_REQUIRE_MODELS=1.
+// TestRealModel reads the header of the default real model and checks that
+// the tensor directory ends where the file ends. It skips when the model is
+// not pulled, unless ACTOR_REQUIRE_MODELS=1.
 func TestRealModel(t *testing.T) {
-	p := os.Getenv("ACTOR_GGUF")
-	if p == "" {
-		var err error
-		if p, err = models.Resolve(models.DefaultModel); err != nil {
-			if os.Getenv("ACTOR_REQUIRE_MODELS") == "1" {
-				t.Fatal(err)
-			}
-			t.Skip(err)
-		}
-	}
-	f, err := gguf.Open(p)
+	f, err := gguf.Open(testsupport.Model(t, models.DefaultModel))
 	if err != nil {
 		t.Fatal(err)
 	}

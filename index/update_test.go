@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"actor/internal/testsupport"
 )
 
 // fakeEmbedder gives each text a deterministic 4-dim vector and records
@@ -64,7 +66,7 @@ func openTemp(t *testing.T) *Store {
 var pyOnly = WalkOptions{Include: []string{"*.py"}}
 
 func TestUpdateIncremental(t *testing.T) {
-	root := makeTree(t, repoFiles)
+	root := testsupport.WriteTree(t, t.TempDir(), repoFiles)
 	st := openTemp(t)
 	emb := &fakeEmbedder{}
 	opt := Options{Walk: pyOnly, Splitter: DefaultSplitter, Embedder: emb, EmbedBatch: 2}
@@ -142,7 +144,7 @@ func TestUpdateResumesEmbedding(t *testing.T) {
 	for i := 0; i < 10; i++ {
 		files[filepath.Join("m", string(rune('a'+i))+".py")] = strings.Repeat(string(rune('a'+i)), i+1) + " = 1\n"
 	}
-	root := makeTree(t, files)
+	root := testsupport.WriteTree(t, t.TempDir(), files)
 	st := openTemp(t)
 	emb := &fakeEmbedder{failAfter: 2}
 	opt := Options{Walk: pyOnly, Splitter: DefaultSplitter, Embedder: emb, EmbedBatch: 3}
@@ -167,7 +169,7 @@ func TestUpdateResumesEmbedding(t *testing.T) {
 
 func TestUpdateResumesScanning(t *testing.T) {
 	files := map[string]string{"a.py": "a = 1\n", "b.py": "b = 1\n", "c_bin.py": "\x00", "d.py": "d = 1\n", "e.py": "e = 1\n"}
-	root := makeTree(t, files)
+	root := testsupport.WriteTree(t, t.TempDir(), files)
 	st := openTemp(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	opt := Options{Walk: pyOnly, Splitter: DefaultSplitter, FileBatch: 1}
@@ -184,7 +186,7 @@ func TestUpdateResumesScanning(t *testing.T) {
 }
 
 func TestUpdateSplitterChange(t *testing.T) {
-	root := makeTree(t, map[string]string{"a.py": strings.Repeat("x = 1\n", 30)})
+	root := testsupport.WriteTree(t, t.TempDir(), map[string]string{"a.py": strings.Repeat("x = 1\n", 30)})
 	st := openTemp(t)
 	if _, err := Update(context.Background(), root, st, Options{Splitter: DefaultSplitter}); err != nil {
 		t.Fatal(err)
@@ -205,7 +207,7 @@ func TestUpdateSplitterChange(t *testing.T) {
 }
 
 func TestLoadErrors(t *testing.T) {
-	root := makeTree(t, repoFiles)
+	root := testsupport.WriteTree(t, t.TempDir(), repoFiles)
 	st := openTemp(t)
 	if _, err := Update(context.Background(), root, st, Options{Walk: pyOnly, Splitter: DefaultSplitter}); err != nil {
 		t.Fatal(err)
@@ -257,7 +259,7 @@ func TestOpenBadFiles(t *testing.T) {
 
 // A database whose pages were overwritten must give an error, not a panic.
 func TestDamagedDatabase(t *testing.T) {
-	root := makeTree(t, repoFiles)
+	root := testsupport.WriteTree(t, t.TempDir(), repoFiles)
 	path := filepath.Join(t.TempDir(), "index.db")
 	st, err := Open(path)
 	if err != nil {

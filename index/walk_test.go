@@ -9,23 +9,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
-)
 
-// makeTree writes files (path -> content) under a new temp folder.
-func makeTree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	root := t.TempDir()
-	for p, c := range files {
-		abs := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(abs, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
-}
+	"actor/internal/testsupport"
+)
 
 // walkTree returns the files Walk yields and the skip reasons it reports.
 func walkTree(t *testing.T, root string, opt WalkOptions) ([]string, map[string]error) {
@@ -46,7 +32,7 @@ func walkTree(t *testing.T, root string, opt WalkOptions) ([]string, map[string]
 // negation, folder-only, anchored and '**' patterns, plus files that are
 // skipped for their content.
 func gitignoreTree(t *testing.T) string {
-	root := makeTree(t, map[string]string{
+	root := testsupport.WriteTree(t, t.TempDir(), map[string]string{
 		".gitignore": "# build output\n*.log\n!keep.log\nbuild/\n/root_only.py\ndocs/**/*.tmp\n" +
 			"ignored_dir/\n!ignored_dir/inner.py\n\\#hash.py\n*.pyc\n",
 		"a.py":                 "print('a')\n",
@@ -162,7 +148,7 @@ func keys(m map[string]error) []string {
 }
 
 func TestWalkIncludeExclude(t *testing.T) {
-	root := makeTree(t, map[string]string{
+	root := testsupport.WriteTree(t, t.TempDir(), map[string]string{
 		".eggs/w/x.py":     "hidden folder\n",
 		".hidden.py":       "hidden file\n",
 		"a.py":             "a\n",
@@ -201,7 +187,7 @@ func TestWalkBadRoot(t *testing.T) {
 }
 
 func TestWalkStopsOnCallbackError(t *testing.T) {
-	root := makeTree(t, map[string]string{"a.py": "a", "b.py": "b"})
+	root := testsupport.WriteTree(t, t.TempDir(), map[string]string{"a.py": "a", "b.py": "b"})
 	stop := errors.New("stop")
 	n := 0
 	err := Walk(root, WalkOptions{}, func(File) error { n++; return stop })

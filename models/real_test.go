@@ -1,31 +1,31 @@
-package models
+package models_test
 
 import (
-	"os"
 	"testing"
+
+	"actor/internal/testsupport"
+	"actor/models"
 )
 
 // TestPulledModelsVerify checks every model found in the real cache
 // ($ACTOR_HOME/models) against the registry: sizes, SHA-256 and GGUF
-// metadata. Models not pulled are skipped, except that ACTOR_REQUIRE_MODELS=1
-// (set by .ci/run after `actor models pull smollm2-135m`) makes a missing
-// DefaultModel a failure.
+// metadata. Models not pulled are skipped, except that the models .ci/run
+// pulls are required under its ACTOR_REQUIRE_* variables
+// (testsupport.Model).
 func TestPulledModelsVerify(t *testing.T) {
-	dir, err := Dir()
+	dir, err := models.Dir()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range All() {
+	for _, m := range models.All() {
 		t.Run(m.Name, func(t *testing.T) {
 			ok, err := m.Present(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !ok {
-				if m.Name == DefaultModel && os.Getenv("ACTOR_REQUIRE_MODELS") == "1" {
-					t.Fatalf("%s is not pulled (ACTOR_REQUIRE_MODELS=1); run: actor models pull %s", m.Name, m.Name)
-				}
-				t.Skipf("%s is not pulled; run: actor models pull %s", m.Name, m.Name)
+				testsupport.Model(t, m.Name) // skips, or fails when CI requires the model
+				t.Fatalf("%s: Resolve finds it, Present does not", m.Name)
 			}
 			if err := m.Verify(dir); err != nil {
 				t.Fatal(err)

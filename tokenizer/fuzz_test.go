@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"actor/gguf"
+	"actor/internal/testsupport"
 )
 
 // fuzzTokenizers are small hand-built tokenizers covering every
@@ -31,7 +32,7 @@ var fuzzTokenizers = sync.OnceValue(func() []*Tokenizer {
 	out = append(out, must(New(v)))
 	// the real vocabularies too, when scripts/fetch-vocab.sh has run
 	for _, name := range []string{"llama-spm", "qwen2", "deepseek-coder", "llama-bpe"} {
-		if f, err := gguf.Open(filepath.Join(vocabDir(), "ggml-vocab-"+name+".gguf")); err == nil {
+		if f, err := gguf.Open(filepath.Join(testsupport.VocabDir(), "ggml-vocab-"+name+".gguf")); err == nil {
 			out = append(out, must(FromGGUF(f)))
 		}
 	}

@@ -3,13 +3,9 @@ package tokenizer
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"unicode"
 )
@@ -33,19 +29,11 @@ func FromHFDir(dir string) (*Tokenizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	var t *Tokenizer
-	switch {
-	case exists(filepath.Join(dir, "tokenizer.json")):
-		if t, err = FromJSON(filepath.Join(dir, "tokenizer.json")); err != nil {
-			return nil, err
-		}
-	case exists(filepath.Join(dir, "vocab.json")) && exists(filepath.Join(dir, "merges.txt")):
-		t, err = byteLevelFromFiles(dir, cfg)
-	case exists(filepath.Join(dir, "vocab.txt")):
-		t, err = wordPieceFromFile(dir, cfg)
-	default:
-		return nil, fmt.Errorf("%s: no tokenizer.json, vocab.json + merges.txt or vocab.txt", dir)
+	data, name, err := hfDirJSON(dir, cfg)
+	if err != nil {
+		return nil, err
 	}
+	t, err := ParseJSON(data, name)
 	if err != nil {
 		return nil, err
 	}
@@ -53,179 +41,70 @@ func FromHFDir(dir string) (*Tokenizer, error) {
 	return t, nil
 }
 
+// HFDirJSON returns the tokenizer.json text of the tokenizer FromHFDir
+// loads from dir: the folder's tokenizer.json as it is, else the document
+// built from its vocabulary files. The text is checked to load; what the
+// configuration files add to a tokenizer.json (BOS, EOS, padding) is not in
+// it.
+func HFDirJSON(dir string) ([]byte, error) {
+	cfg, err := readHFConfig(dir)
+	if err != nil {
+		return nil, err
+	}
+	data, name, err := hfDirJSON(dir, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := ParseJSON(data, name); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// hfDirJSON returns the tokenizer.json text of dir and the name of the
+// files it comes from, for error messages.
+func hfDirJSON(dir string, cfg *hfConfig) ([]byte, string, error) {
+	var doc map[string]any
+	var files []string
+	var err error
+	switch {
+	case exists(filepath.Join(dir, "tokenizer.json")):
+		path := filepath.Join(dir, "tokenizer.json")
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, "", fmt.Errorf("tokenizer: %v", err)
+		}
+		return data, path, nil
+	case exists(filepath.Join(dir, "vocab.json")) && exists(filepath.Join(dir, "merges.txt")):
+		files = []string{filepath.Join(dir, "vocab.json"), filepath.Join(dir, "merges.txt")}
+		doc, err = byteLevelDoc(files[0], files[1], cfg)
+	case exists(filepath.Join(dir, "vocab.txt")):
+		files = []string{filepath.Join(dir, "vocab.txt")}
+		doc, err = wordPieceDoc(files[0], cfg)
+	default:
+		return nil, "", fmt.Errorf("%s: no tokenizer.json, vocab.json + merges.txt or vocab.txt", dir)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	name := strings.Join(files, " + ")
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false) // token texts such as "<s>" stay readable
+	if err := e.Encode(doc); err != nil {
+		return nil, "", fmt.Errorf("%s: %v", name, err)
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), name, nil
+}
+
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
 }
 
-// specialNames are transformers' special-token attributes, in the order it
-// adds them.
-var specialNames = []string{"bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"}
-
-// hfConfig is what tokenizer_config.json, special_tokens_map.json and
-// added_tokens.json say.
-type hfConfig struct {
-	class                                string
-	lower, stripAccents, chinese, prefix *bool
-	special                              map[string]addedToken // by attribute name ("bos_token")
-	decoder                              []addedToken          // added_tokens_decoder, by id
-	extra                                []addedToken          // added_tokens.json, by id
-	files                                []string              // the files read, for Hash
-}
-
-func readJSONFile(path string, v any) (bool, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("tokenizer: %v", err)
-	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return false, fmt.Errorf("%s: %v", path, err)
-	}
-	return true, nil
-}
-
-func readHFConfig(dir string) (*hfConfig, error) {
-	cfg := &hfConfig{special: map[string]addedToken{}}
-	var tc struct {
-		Class          string                `json:"tokenizer_class"`
-		Lower          *bool                 `json:"do_lower_case"`
-		StripAccents   *bool                 `json:"strip_accents"`
-		Chinese        *bool                 `json:"tokenize_chinese_chars"`
-		AddPrefixSpace *bool                 `json:"add_prefix_space"`
-		Decoder        map[string]addedToken `json:"added_tokens_decoder"`
-	}
-	for _, name := range []string{"special_tokens_map.json", "tokenizer_config.json"} {
-		path := filepath.Join(dir, name)
-		var raw map[string]json.RawMessage
-		ok, err := readJSONFile(path, &raw)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			continue
-		}
-		cfg.files = append(cfg.files, path)
-		for _, attr := range specialNames {
-			if v, ok := raw[attr]; ok {
-				tok, ok, err := specialToken(v)
-				if err != nil {
-					return nil, fmt.Errorf("%s: %s: %v", path, attr, err)
-				}
-				if ok {
-					cfg.special[attr] = tok
-				}
-			}
-		}
-		if name == "tokenizer_config.json" {
-			if _, err := readJSONFile(path, &tc); err != nil {
-				return nil, err
-			}
-		}
-	}
-	cfg.class, cfg.lower, cfg.stripAccents, cfg.chinese, cfg.prefix = tc.Class, tc.Lower, tc.StripAccents, tc.Chinese, tc.AddPrefixSpace
-	for k, a := range tc.Decoder {
-		id, err := strconv.Atoi(k)
-		if err != nil || id < 0 || id >= 1<<30 {
-			return nil, fmt.Errorf("%s: added_tokens_decoder: bad id %q", filepath.Join(dir, "tokenizer_config.json"), k)
-		}
-		a.ID = int32(id)
-		cfg.decoder = append(cfg.decoder, a)
-	}
-	slices.SortFunc(cfg.decoder, func(a, b addedToken) int { return int(a.ID - b.ID) })
-	var extra map[string]int32
-	path := filepath.Join(dir, "added_tokens.json")
-	if ok, err := readJSONFile(path, &extra); err != nil {
-		return nil, err
-	} else if ok {
-		cfg.files = append(cfg.files, path)
-	}
-	for s, id := range extra {
-		cfg.extra = append(cfg.extra, addedToken{ID: id, Content: s, Normalized: true})
-	}
-	slices.SortFunc(cfg.extra, func(a, b addedToken) int { return int(a.ID - b.ID) })
-	return cfg, nil
-}
-
-// specialToken reads a special token given as a string (AddedToken with
-// special=True: not normalised, no stripping) or as an AddedToken object.
-func specialToken(raw json.RawMessage) (addedToken, bool, error) {
-	if string(raw) == "null" {
-		return addedToken{}, false, nil
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return addedToken{Content: s, Special: true}, s != "", nil
-	}
-	a := addedToken{Special: true}
-	if err := json.Unmarshal(raw, &a); err != nil {
-		return a, false, fmt.Errorf("want a string or an AddedToken object")
-	}
-	return a, a.Content != "", nil
-}
-
-// content returns the text of a special token, or def when not configured.
-func (c *hfConfig) content(attr, def string) string {
-	if a, ok := c.special[attr]; ok {
-		return a.Content
-	}
-	return def
-}
-
-// added lists the added tokens transformers registers: the configured
-// special tokens (defaults for those not configured), added_tokens_decoder
-// and added_tokens.json.
-func (c *hfConfig) added(defaults map[string]string) []addedToken {
-	var out []addedToken
-	for _, attr := range specialNames {
-		if a, ok := c.special[attr]; ok {
-			out = append(out, a)
-		} else if d, ok := defaults[attr]; ok {
-			out = append(out, addedToken{Content: d, Special: true})
-		}
-	}
-	out = append(out, c.decoder...)
-	return append(out, c.extra...)
-}
-
-// apply sets BOS, EOS and padding from the configuration where they are
-// tokens of t, and mixes the configuration files into the hash.
-func (c *hfConfig) apply(t *Tokenizer) {
-	id := func(attr string) int32 {
-		if a, ok := c.special[attr]; ok {
-			if id, ok := t.byText[a.Content]; ok {
-				return id
-			}
-		}
-		return -1
-	}
-	if t.bos < 0 {
-		t.bos = id("bos_token")
-	}
-	if e := id("eos_token"); e >= 0 {
-		t.eos = e
-		t.eog[e] = true
-	}
-	if t.pad < 0 {
-		t.pad = id("pad_token")
-	}
-	if len(c.files) > 0 {
-		var buf bytes.Buffer
-		buf.WriteString(t.hash)
-		for _, f := range c.files {
-			data, _ := os.ReadFile(f)
-			fmt.Fprintf(&buf, "\n%s %d\n", filepath.Base(f), len(data))
-			buf.Write(data)
-		}
-		t.hash = hashBytes(buf.Bytes())
-	}
-}
-
-// byteLevelFromFiles builds a byte-level BPE from vocab.json and merges.txt.
-func byteLevelFromFiles(dir string, cfg *hfConfig) (*Tokenizer, error) {
-	vocabPath, mergesPath := filepath.Join(dir, "vocab.json"), filepath.Join(dir, "merges.txt")
+// byteLevelDoc builds the tokenizer.json of a byte-level BPE from
+// vocab.json and merges.txt.
+func byteLevelDoc(vocabPath, mergesPath string, cfg *hfConfig) (map[string]any, error) {
 	vocabData, err := os.ReadFile(vocabPath)
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer: %v", err)
@@ -268,13 +147,13 @@ func byteLevelFromFiles(dir string, cfg *hfConfig) (*Tokenizer, error) {
 		}
 		doc["post_processor"] = map[string]any{"type": "RobertaProcessing", "sep": find("sep_token"), "cls": find("cls_token")}
 	}
-	return docTokenizer(doc, vocabPath, mergesPath)
+	return doc, nil
 }
 
-// wordPieceFromFile builds BERT's tokenizer from vocab.txt (one token a
-// line, id = line number, trailing white space trimmed).
-func wordPieceFromFile(dir string, cfg *hfConfig) (*Tokenizer, error) {
-	path := filepath.Join(dir, "vocab.txt")
+// wordPieceDoc builds the tokenizer.json of BERT's tokenizer from
+// vocab.txt (one token a line, id = line number, trailing white space
+// trimmed).
+func wordPieceDoc(path string, cfg *hfConfig) (map[string]any, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer: %v", err)
@@ -315,21 +194,7 @@ func wordPieceFromFile(dir string, cfg *hfConfig) (*Tokenizer, error) {
 				sep: map[string]any{"id": sep, "ids": []int32{idOf("sep_token")}}}},
 		"decoder": map[string]any{"type": "WordPiece", "prefix": "##", "cleanup": true},
 	}
-	return docTokenizer(doc, path)
-}
-
-// docTokenizer loads a built tokenizer.json document; errors name the
-// source files.
-func docTokenizer(doc map[string]any, files ...string) (*Tokenizer, error) {
-	data, err := json.Marshal(doc)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", strings.Join(files, " + "), err)
-	}
-	t, err := parseJSON(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", strings.Join(files, " + "), err)
-	}
-	return t, nil
+	return doc, nil
 }
 
 // fileLines splits a text file into lines as Rust's BufRead::lines: at

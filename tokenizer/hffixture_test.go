@@ -13,14 +13,14 @@ import (
 	"testing"
 
 	"actor/gguf"
+	"actor/internal/testsupport"
 	"actor/models"
 )
 
 // The Hugging Face tokenizers the fixtures of scripts/tokref/record_hf.py
-// were recorded from, and how the tests get them: the MiniLM and SmolLM2
-// tokenizer.json files are committed (gzipped), the RoBERTa-style folder is
-// written from llama.cpp's GPT-2 vocabulary, the Qwen2.5-Coder
-// tokenizer.json (11 MB) is made locally by record_hf.py --make-only.
+// were recorded from, and how the tests get them: the MiniLM, SmolLM2 and
+// Qwen2.5-Coder tokenizer.json files are committed (gzipped), the
+// RoBERTa-style folder is written from llama.cpp's GPT-2 vocabulary.
 
 // gunzipFile returns the decompressed contents of a testdata file.
 func gunzipFile(t testing.TB, name string) []byte {
@@ -50,30 +50,6 @@ func sha256Hex(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
-// hfDir is where record_hf.py writes generated tokenizer files:
-// $ACTOR_HF_DIR, else <user cache dir>/actor/hf.
-func hfDir() string {
-	if d := os.Getenv("ACTOR_HF_DIR"); d != "" {
-		return d
-	}
-	d, _ := os.UserCacheDir()
-	return filepath.Join(d, "actor", "hf")
-}
-
-// minilmDir is the pulled all-MiniLM-L6-v2 folder.
-func minilmDir(t testing.TB) string {
-	t.Helper()
-	if d := os.Getenv("ACTOR_MINILM"); d != "" {
-		return needFile(t, d, "ACTOR_REQUIRE_MINILM", "$ACTOR_MINILM")
-	}
-	dir, err := models.Dir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return needFile(t, filepath.Join(dir, "all-minilm-l6-v2"), "ACTOR_REQUIRE_MINILM",
-		"run actor models pull all-minilm-l6-v2 or set $ACTOR_MINILM")
-}
-
 // committedJSON loads a committed gzipped tokenizer.json, checking that it
 // is the file the fixture was recorded from.
 func committedJSON(t testing.TB, name, wantSHA string) *Tokenizer {
@@ -94,7 +70,7 @@ func committedJSON(t testing.TB, name, wantSHA string) *Tokenizer {
 // GPT-2's tokens, <mask>; byte for byte what Python's json.dumps writes.
 func robertaFiles(t testing.TB, dir string) string {
 	t.Helper()
-	f, err := gguf.Open(vocabFile(t, "gpt-2", ""))
+	f, err := gguf.Open(testsupport.VocabFile(t, "ggml-vocab-gpt-2.gguf"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,8 +159,8 @@ func hfTokenizers(t testing.TB, name, wantSHA string) map[string]*Tokenizer {
 	switch name {
 	case "minilm":
 		out := map[string]*Tokenizer{"tokenizer.json": committedJSON(t, "minilm-tokenizer.json.gz", wantSHA)}
-		if d := os.Getenv("ACTOR_MINILM"); d != "" || os.Getenv("ACTOR_REQUIRE_MINILM") == "1" || exists(modelPath("all-minilm-l6-v2")) {
-			dir := minilmDir(t)
+		if _, err := models.Resolve("all-minilm-l6-v2"); err == nil || os.Getenv(testsupport.RequireMiniLM) == "1" {
+			dir := testsupport.Model(t, "all-minilm-l6-v2")
 			if sum := fileSHA256(t, filepath.Join(dir, "tokenizer.json")); wantSHA != "" && sum != wantSHA {
 				t.Fatalf("%s/tokenizer.json has sha256 %s, the fixture was recorded from %s", dir, sum, wantSHA)
 			}
@@ -205,16 +181,7 @@ func hfTokenizers(t testing.TB, name, wantSHA string) map[string]*Tokenizer {
 	case "smollm2":
 		return map[string]*Tokenizer{"tokenizer.json": committedJSON(t, "smollm2-tokenizer.json.gz", wantSHA)}
 	case "qwen2.5-coder":
-		path := needFile(t, filepath.Join(hfDir(), "qwen2.5-coder-1.5b", "tokenizer.json"), "ACTOR_REQUIRE_QWEN_CODER",
-			"run scripts/tokref/record_hf.py --make-only --only qwen2.5-coder")
-		if sum := fileSHA256(t, path); wantSHA != "" && sum != wantSHA {
-			t.Fatalf("%s has sha256 %s, the fixture was recorded from %s", path, sum, wantSHA)
-		}
-		tok, err := FromJSON(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return map[string]*Tokenizer{"tokenizer.json": tok}
+		return map[string]*Tokenizer{"tokenizer.json": committedJSON(t, "qwen2.5-coder-tokenizer.json.gz", wantSHA)}
 	case "roberta-gpt2":
 		dir := t.TempDir()
 		if sum := robertaFiles(t, dir); wantSHA != "" && sum != wantSHA {
@@ -224,14 +191,6 @@ func hfTokenizers(t testing.TB, name, wantSHA string) map[string]*Tokenizer {
 	}
 	t.Fatalf("unknown Hugging Face fixture tokenizer %q", name)
 	return nil
-}
-
-func modelPath(name string) string {
-	dir, err := models.Dir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(dir, name)
 }
 
 func mustDir(t testing.TB, dir string) *Tokenizer {

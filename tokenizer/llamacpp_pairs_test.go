@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"actor/internal/testsupport"
 )
 
 // vocabNames are the llama.cpp vocab files whose .inp/.out pairs we check.
@@ -57,8 +59,8 @@ func readPairs(t *testing.T, inp, out string) (texts []string, ids [][]int32) {
 func TestLlamaCppPairs(t *testing.T) {
 	for _, name := range vocabNames {
 		t.Run(name, func(t *testing.T) {
-			tok := load(t, vocabFile(t, name, ""))
-			texts, want := readPairs(t, vocabFile(t, name, ".inp"), vocabFile(t, name, ".out"))
+			tok := load(t, testsupport.VocabFile(t, "ggml-vocab-"+name+".gguf"))
+			texts, want := readPairs(t, testsupport.VocabFile(t, "ggml-vocab-"+name+".gguf.inp"), testsupport.VocabFile(t, "ggml-vocab-"+name+".gguf.out"))
 			for i, text := range texts {
 				got := tok.Encode(text, false)
 				if !slices.Equal(got, want[i]) {

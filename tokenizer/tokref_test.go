@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"actor/models"
+	"actor/internal/testsupport"
 )
 
 // tokrefHeader is the first line of a fixture written by
@@ -107,31 +107,19 @@ func readTokref(path string) (tokrefHeader, []tokrefFile, error) {
 	return h, files, nil
 }
 
-// fixtureGGUF finds the model file a fixture was recorded from: a llama.cpp
-// vocab file, or a pulled model (ACTOR_SMOLLM2 / ACTOR_QWEN_CODER name it
-// directly). It skips, or fails under the matching ACTOR_REQUIRE_* variable,
-// when the file is absent.
+// fixtureGGUF finds the model file a fixture was recorded from: a pulled
+// model (testsupport.Model) or one of llama.cpp's vocab files
+// (testsupport.VocabFile); either skips, or fails when CI requires it, when
+// the file is absent.
 func fixtureGGUF(t testing.TB, h tokrefHeader) string {
 	t.Helper()
 	switch h.Tokenizer {
 	case "smollm2":
-		return modelFile(t, "ACTOR_SMOLLM2", "smollm2-135m", "ACTOR_REQUIRE_MODELS")
+		return testsupport.Model(t, "smollm2-135m")
 	case "qwen2.5-coder":
-		return modelFile(t, "ACTOR_QWEN_CODER", "qwen2.5-coder-1.5b", "ACTOR_REQUIRE_QWEN_CODER")
+		return testsupport.Model(t, "qwen2.5-coder-0.5b")
 	}
-	return needFile(t, filepath.Join(vocabDir(), h.GGUF), "ACTOR_REQUIRE_VOCAB", "run scripts/fetch-vocab.sh")
-}
-
-func modelFile(t testing.TB, env, name, require string) string {
-	t.Helper()
-	if p := os.Getenv(env); p != "" {
-		return needFile(t, p, require, "$"+env)
-	}
-	dir, err := models.Dir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return needFile(t, models.Lookup(name).Path(dir), require, "run actor models pull "+name+" or set $"+env)
+	return testsupport.VocabFile(t, h.GGUF)
 }
 
 // fileSHA256 returns the hex sha256 of a file's contents.
@@ -167,19 +155,11 @@ func TestStdlibMatchesLlamaCpp(t *testing.T) {
 			if sum := fileSHA256(t, gguf); sum != h.GGUFSHA256 {
 				t.Fatalf("%s has sha256 %s, but %s was recorded from %s", gguf, sum, fx, h.GGUFSHA256)
 			}
-			root := stdlibRoot(t, h)
+			texts := stdlibTexts(t, h, fx, files)
 			tok := load(t, gguf)
 			equal, tokens := 0, 0
-			for _, f := range files {
-				data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f.Path)))
-				if err != nil {
-					t.Fatalf("stdlib file of the fixture: %v", err)
-				}
-				if sha256.Sum256(data) != f.Sum {
-					t.Fatalf("%s differs from the text %s was recorded from (Python %s stdlib at %s); set ACTOR_PY_STDLIB to that stdlib",
-						f.Path, fx, h.Python, h.Stdlib)
-				}
-				text := string(data)
+			for i, f := range files {
+				text := texts[i]
 				got := tok.Encode(text, false)
 				tokens += len(got)
 				if diff := firstDiff(got, f.IDs); diff >= 0 {
@@ -206,7 +186,7 @@ func stdlibRoot(t *testing.T, h tokrefHeader) string {
 	if root == "" {
 		root = h.Stdlib
 	}
-	return needFile(t, root, "ACTOR_REQUIRE_VOCAB", "the Python "+h.Python+" standard library; set ACTOR_PY_STDLIB")
+	return testsupport.NeedFile(t, root, testsupport.RequireVocab, "the Python "+h.Python+" standard library; set ACTOR_PY_STDLIB")
 }
 
 // firstDiff returns the first index where a and b differ, -1 if equal.

@@ -8,19 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"actor/internal/testsupport"
 	"actor/jsonrows"
 )
 
 const goldFn = "def add(a, b):\n    \"\"\"Add a and b.\n\n    More.\n    \"\"\"\n    return a + b"
-
-func writeFile(t testing.TB, dir, name, content string) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 const goodRow = `{"task_id": 7, "project": "test-apps/calc", "module": "calc.ops", "entry_point": "add", "focal_function": "def add(a, b):\n    \"\"\"Add a and b.\n\n    More.\n    \"\"\"\n    return a + b", "code": "import os\n", "test": "from calc.ops import add\ndef test_0():\n    assert add(1, 2) == 3\n", "test_list": []}`
 
@@ -35,7 +27,7 @@ func TestRepoExecJSONL(t *testing.T) {
 		strings.Replace(goodRow, `"task_id": 7`, `"task_id": "7"`, 1),
 		strings.Replace(goodRow, `"task_id": 7`, `"problem_ids": 11`, 1),
 	}
-	f := writeFile(t, dir, "tasks.jsonl", strings.Join(rows, "\n")+"\n")
+	f := testsupport.WriteFile(t, dir, "tasks.jsonl", strings.Join(rows, "\n")+"\n")
 	set, err := Load(RepoExec, dir)
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +64,7 @@ func TestRepoExecJSONArrayAndLocate(t *testing.T) {
 	hf := strings.ReplaceAll(goodRow, `"focal_function"`, `"solution"`)
 	hf = strings.ReplaceAll(hf, `"test":`, `"check":`)
 	hf = strings.Replace(hf, `"task_id": 7`, `"id": 3, "target_function_prompt": "def add(a, b):\n"`, 1)
-	f := writeFile(t, dir, "repoexec.json", "[\n  "+hf+",\n  {\"id\": 4},\n  "+strings.Replace(hf, `"id": 3`, `"id": 5`, 1)+"\n]\n")
+	f := testsupport.WriteFile(t, dir, "repoexec.json", "[\n  "+hf+",\n  {\"id\": 4},\n  "+strings.Replace(hf, `"id": 3`, `"id": 5`, 1)+"\n]\n")
 	set, err := Load(RepoExec, f)
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +78,7 @@ func TestRepoExecJSONArrayAndLocate(t *testing.T) {
 	}
 	repos := t.TempDir()
 	os.MkdirAll(filepath.Join(repos, "test-apps", "calc", "calc", "ops"), 0o755)
-	writeFile(t, filepath.Join(repos, "test-apps", "calc", "calc", "ops"), "__init__.py", "import os\n\n\n"+goldFn+"\n\n\ndef sub(a, b):\n    return a - b\n")
+	testsupport.WriteFile(t, filepath.Join(repos, "test-apps", "calc", "calc", "ops"), "__init__.py", "import os\n\n\n"+goldFn+"\n\n\ndef sub(a, b):\n    return a - b\n")
 	root, err := task.Locate(repos)
 	if err != nil {
 		t.Fatal(err)
@@ -105,8 +97,8 @@ func TestCoderEval(t *testing.T) {
 	rec := `{"_id": "62e60f43", "name": "hydrate", "project": "neo4j/neo4j-python-driver", "file_path": "neo4j/time.py", "lineno": "10", "end_lineno": "12", "code": "def hydrate(n):\n    \"\"\"Doc.\"\"\"\n    return n", "docstring": "Doc.", "level": "self_contained", "file_content": "x"}`
 	bad := strings.Replace(strings.Replace(rec, `"62e60f43"`, `"bad1"`, 1), `"end_lineno": "12"`, `"end_lineno": "x"`, 1)
 	noPrompt := strings.Replace(rec, `"62e60f43"`, `"62e60f44"`, 1)
-	f := writeFile(t, dir, "CoderEval4Python.json", "{\"meta\": {\"a\": [1]},\n \"RECORDS\": [\n"+rec+",\n"+bad+",\n"+noPrompt+"\n]}\n")
-	p := writeFile(t, dir, "CEPythonRaw.jsonl", `{"question_id": "62e60f43", "input": "def hydrate(n):\n\t\"\"\"\n\tDoc.\n\t\"\"\"\n\t", "signature": "def hydrate(n):", "docstring": "Doc."}`+"\nnot json\n")
+	f := testsupport.WriteFile(t, dir, "CoderEval4Python.json", "{\"meta\": {\"a\": [1]},\n \"RECORDS\": [\n"+rec+",\n"+bad+",\n"+noPrompt+"\n]}\n")
+	p := testsupport.WriteFile(t, dir, "CEPythonRaw.jsonl", `{"question_id": "62e60f43", "input": "def hydrate(n):\n\t\"\"\"\n\tDoc.\n\t\"\"\"\n\t", "signature": "def hydrate(n):", "docstring": "Doc."}`+"\nnot json\n")
 	set, err := Load(CoderEval, dir)
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +132,7 @@ func TestLoadErrors(t *testing.T) {
 	if _, err := Load(RepoExec, dir); err == nil || !strings.Contains(err.Error(), "no RepoExec task file") {
 		t.Fatalf("empty folder: %v", err)
 	}
-	writeFile(t, dir, "tasks.jsonl", "{}\n")
+	testsupport.WriteFile(t, dir, "tasks.jsonl", "{}\n")
 	if _, err := Load(RepoExec, dir); err == nil || !strings.Contains(err.Error(), "no valid repoexec task") {
 		t.Fatalf("only bad rows: %v", err)
 	}

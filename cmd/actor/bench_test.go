@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"actor/internal/testsupport"
 )
 
 // benchFixture writes a one-task RepoExec benchmark (a package with a
@@ -19,18 +21,12 @@ func benchFixture(t *testing.T) (data, repos string) {
 		"focal_function": "def inc(x):\n    \"\"\"Add one.\"\"\"\n    return x + ONE",
 		"test":           "from ._c import ONE\nimport sys\nsys.path.insert(1, \"/input/test-apps/tiny\")\nfrom tiny.m import inc  # noqa: autoimport\n\ndef test_0():\n    assert inc(1) == 2\n",
 	})
-	files := map[string]string{
-		filepath.Join(data, "tasks.jsonl"):                               string(row) + "\n",
-		filepath.Join(repos, "test-apps", "tiny", "tiny", "__init__.py"): "",
-		filepath.Join(repos, "test-apps", "tiny", "tiny", "_c.py"):       "ONE = 1\n",
-		filepath.Join(repos, "test-apps", "tiny", "tiny", "m.py"):        "from ._c import ONE\n\n\ndef inc(x):\n    \"\"\"Add one.\"\"\"\n    return x + ONE\n",
-	}
-	for p, text := range files {
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testsupport.WriteTree(t, root, map[string]string{
+		"data/tasks.jsonl":                      string(row) + "\n",
+		"repos/test-apps/tiny/tiny/__init__.py": "",
+		"repos/test-apps/tiny/tiny/_c.py":       "ONE = 1\n",
+		"repos/test-apps/tiny/tiny/m.py":        "from ._c import ONE\n\n\ndef inc(x):\n    \"\"\"Add one.\"\"\"\n    return x + ONE\n",
+	})
 	return data, repos
 }
 

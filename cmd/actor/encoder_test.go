@@ -6,10 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"actor/internal/testsupport"
 )
 
 // tinyBERT is the tiny random BERT checkpoint of the encoder fixtures.
-const tinyBERT = "../../encoder/testdata/tiny_bert"
+var tinyBERT = testsupport.Path(testsupport.TinyBERT)
 
 // TestConvertCommand converts the tiny BERT and checks the refusals.
 func TestConvertCommand(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 
 	"actor/generate"
 	"actor/gguf"
+	"actor/internal/testsupport"
 	"actor/probe"
 	"actor/tokenizer"
 )
@@ -17,19 +18,11 @@ import (
 func genRepo(t *testing.T) string {
 	t.Helper()
 	t.Setenv("ACTOR_HOME", t.TempDir())
-	repo := t.TempDir()
-	for rel, text := range map[string]string{
+	return testsupport.WriteTree(t, t.TempDir(), map[string]string{
 		"lib/math.py": "def double(x):\n    return 2 * x\n",
 		"lib/text.py": "def shout(s):\n    return s.upper()\n",
 		"app.py":      "def run(x):\n    \"\"\"Double x.\"\"\"\n    return double(x)\n",
-	} {
-		p := filepath.Join(repo, rel)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return repo
+	})
 }
 
 // constProbeFile writes a probe for tinyModel whose members all give

@@ -12,10 +12,10 @@ import (
 	"strings"
 	"testing"
 
-	"actor/models"
+	"actor/internal/testsupport"
 )
 
-const tinyModel = "../../engine/testdata/tiny/llama_gqa.gguf"
+var tinyModel = testsupport.Path(testsupport.TinyModels + "/llama_gqa.gguf")
 
 // TestActorProcess is not a test: runActor re-executes the test binary
 // with ACTOR_TEST_ARGS set, and this function then runs the actor command
@@ -56,13 +56,9 @@ func runActor(t *testing.T, args ...string) (string, string, int) {
 	return stdout.String(), stderr.String(), code
 }
 
+// writeFile writes text to a new temporary folder's file name.
 func writeFile(t *testing.T, name, text string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testsupport.WriteFile(t, t.TempDir(), name, text)
 }
 
 func readTrace(t *testing.T, path string) []traceLine {
@@ -161,54 +157,34 @@ func TestGenerateBadInput(t *testing.T) {
 	}
 }
 
-// TestGenerateSmolLM2MatchesLlamaCpp runs actor generate greedily on the
-// prompts of engine/testdata/smollm2_greedy.json and compares the traced
-// token ids with llama.cpp's. Skipped without the model unless
-// ACTOR_REQUIRE_MODELS=1.
-func TestGenerateSmolLM2MatchesLlamaCpp(t *testing.T) {
-	model := os.Getenv("ACTOR_SMOLLM2")
-	if model == "" {
-		p, err := models.Resolve("smollm2-135m")
-		if err != nil {
-			if os.Getenv("ACTOR_REQUIRE_MODELS") == "1" {
-				t.Fatal(err)
+// TestGenerateMatchesLlamaCpp runs actor generate greedily on the prompts
+// of each real model's greedy fixture (SmolLM2-135M, Qwen2.5-Coder-0.5B)
+// and compares the traced token ids with llama.cpp's. Skipped without the
+// model unless ACTOR_REQUIRE_MODELS=1.
+func TestGenerateMatchesLlamaCpp(t *testing.T) {
+	for _, name := range testsupport.GreedyModels {
+		t.Run(name, func(t *testing.T) {
+			fx := testsupport.LoadGreedy(t, name)
+			model := testsupport.Model(t, name)
+			for ci, c := range fx.Cases {
+				prompt := writeFile(t, "prompt.txt", c.Prompt)
+				trace := filepath.Join(t.TempDir(), "trace.jsonl")
+				_, errOut, code := runActor(t, "generate", "--model", model, "--prompt-file", prompt,
+					"--max-tokens", strconv.Itoa(fx.NGenerated), "--threads", "1", "--trace", trace)
+				if code != 0 {
+					t.Fatalf("case %d: exit %d: %s", ci, code, errOut)
+				}
+				var got []int32
+				for _, l := range readTrace(t, trace) {
+					got = append(got, l.ID)
+				}
+				// generate stops at end-of-generation (traced); the recording does not
+				stoppedAtEOS := len(got) > 0 && len(got) < fx.NGenerated && got[len(got)-1] == fx.EOS
+				if len(got) > len(c.GeneratedIDs) || !slices.Equal(got, c.GeneratedIDs[:len(got)]) ||
+					(len(got) < fx.NGenerated && !stoppedAtEOS) {
+					t.Errorf("case %d: generated ids differ from llama.cpp\ngot  %v\nwant %v", ci, got, c.GeneratedIDs)
+				}
 			}
-			t.Skipf("SmolLM2 not available: %v", err)
-		}
-		model = p
-	}
-	data, err := os.ReadFile("../../engine/testdata/smollm2_greedy.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fx struct {
-		NGenerated int   `json:"n_generated"`
-		EOS        int32 `json:"eos_id"`
-		Cases      []struct {
-			Prompt       string  `json:"prompt"`
-			GeneratedIDs []int32 `json:"generated_ids"`
-		} `json:"cases"`
-	}
-	if err := json.Unmarshal(data, &fx); err != nil {
-		t.Fatal(err)
-	}
-	for ci, c := range fx.Cases {
-		prompt := writeFile(t, "prompt.txt", c.Prompt)
-		trace := filepath.Join(t.TempDir(), "trace.jsonl")
-		_, errOut, code := runActor(t, "generate", "--model", model, "--prompt-file", prompt,
-			"--max-tokens", strconv.Itoa(fx.NGenerated), "--threads", "1", "--trace", trace)
-		if code != 0 {
-			t.Fatalf("case %d: exit %d: %s", ci, code, errOut)
-		}
-		var got []int32
-		for _, l := range readTrace(t, trace) {
-			got = append(got, l.ID)
-		}
-		// generate stops at end-of-generation (traced); the recording does not
-		stoppedAtEOS := len(got) > 0 && len(got) < fx.NGenerated && got[len(got)-1] == fx.EOS
-		if len(got) > len(c.GeneratedIDs) || !slices.Equal(got, c.GeneratedIDs[:len(got)]) ||
-			(len(got) < fx.NGenerated && !stoppedAtEOS) {
-			t.Errorf("case %d: generated ids differ from llama.cpp\ngot  %v\nwant %v", ci, got, c.GeneratedIDs)
-		}
+		})
 	}
 }

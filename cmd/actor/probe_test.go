@@ -12,6 +12,7 @@ import (
 
 	"actor/engine"
 	"actor/gguf"
+	"actor/internal/testsupport"
 	"actor/probe"
 	"actor/probe/critical"
 	"actor/probe/dataset"
@@ -39,7 +40,7 @@ type tinyReference struct {
 // before each target token, and influence from the head-averaged
 // last-layer attention column.
 func TestProbeLabelMatchesHFReference(t *testing.T) {
-	b, err := os.ReadFile("../../engine/testdata/tiny/llama_gqa.json")
+	b, err := os.ReadFile(testsupport.Fixture(t, testsupport.TinyModels+"/llama_gqa.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"actor/internal/testsupport"
 	"actor/retrieve"
 )
 
@@ -23,14 +24,7 @@ func retrievalRepo(t *testing.T) string {
 		"pkg/main.py": "from .util import helper_total\n\n\ndef report(values):\n    \"\"\"Print the helper_total of values.\"\"\"\n    print(helper_total(values))\n",
 		"notes.txt":   "helper_total is not python\n",
 	}
-	for rel, text := range files {
-		p := filepath.Join(repo, rel)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return repo
+	return testsupport.WriteTree(t, repo, files)
 }
 
 func TestIndexSearchPromptCommands(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"actor/bench/predictions"
+	"actor/internal/testsupport"
 )
 
 // runFixture writes a two-task RepoExec-style benchmark: data/tasks.jsonl
@@ -34,18 +35,12 @@ func runFixture(t *testing.T) (data, repos string) {
 		b, _ := json.Marshal(r)
 		lines = append(lines, string(b))
 	}
-	for name, text := range map[string]string{
+	testsupport.WriteTree(t, root, map[string]string{
 		"data/tasks.jsonl":            strings.Join(lines, "\n") + "\n",
 		"repos/calc/calc/__init__.py": "",
 		"repos/calc/calc/_util.py":    "def double(x):\n    return 2 * x\n",
 		"repos/calc/calc/ops.py":      ops,
-	} {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	return filepath.Join(root, "data"), filepath.Join(root, "repos")
 }
 

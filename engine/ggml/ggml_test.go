@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	fsggml "github.com/ollama/ollama/fs/ggml"
+
+	"actor/internal/testsupport"
 )
 
 // wide has row lengths that are multiples of 256, as K-quants need.
@@ -39,14 +41,6 @@ func newCache(t *testing.T, m *Model, typ CacheType) *Cache {
 	}
 	t.Cleanup(c.Close)
 	return c
-}
-
-func maxDiff(a, b []float32) float64 {
-	var d float64
-	for i := range a {
-		d = max(d, math.Abs(float64(a[i])-float64(b[i])))
-	}
-	return d
 }
 
 func argmaxRow(x []float32) int {
@@ -83,7 +77,7 @@ func TestQuantTypes(t *testing.T) {
 		for _, v := range want {
 			spread = max(spread, math.Abs(float64(v)))
 		}
-		diff := maxDiff(got, want)
+		diff := testsupport.MaxAbsDiff(got, want)
 		rel := diff / spread
 		t.Logf("%-5v logits max error %.4f of the largest |logit| %.1f", typ, rel, spread)
 		if rel > 0.03 {
@@ -115,7 +109,7 @@ func TestFlashBatchInvariant(t *testing.T) {
 		for i, tok := range tokens {
 			step := run(t, m, c, Batch{Tokens: []int32{tok}, Start: i, Outputs: []int{0}, Logits: true, Hidden: true})
 			V, H := wide.Vocab, wide.Embed
-			if d := maxDiff(step.Logits, batch.Logits[i*V:(i+1)*V]) + maxDiff(step.Hidden, batch.Hidden[i*H:(i+1)*H]); d != 0 {
+			if d := testsupport.MaxAbsDiff(step.Logits, batch.Logits[i*V:(i+1)*V]) + testsupport.MaxAbsDiff(step.Hidden, batch.Hidden[i*H:(i+1)*H]); d != 0 {
 				t.Fatalf("%v cache, position %d: step differs from batch by %.2e", typ, i, d)
 			}
 		}
@@ -146,7 +140,7 @@ func TestAttentionRows(t *testing.T) {
 		}
 		rows[i] = out.Attention
 	}
-	if d := maxDiff(rows[0], rows[1]); d > 1e-6 {
+	if d := testsupport.MaxAbsDiff(rows[0], rows[1]); d > 1e-6 {
 		t.Errorf("attention differs between graphs by %.2e", d)
 	}
 }
@@ -201,7 +195,7 @@ func TestRepack(t *testing.T) {
 		b := Batch{Tokens: tokens[:n], Outputs: all[:n], Logits: true}
 		want := run(t, plain, newCache(t, plain, CacheF32), b).Logits
 		got := run(t, packed, newCache(t, packed, CacheF32), b).Logits
-		if d := maxDiff(got, want); d > 1e-3 {
+		if d := testsupport.MaxAbsDiff(got, want); d > 1e-3 {
 			t.Errorf("%d rows: repacked logits differ by %.2e", n, d)
 		} else {
 			t.Logf("%d rows: repacked logits within %.1e (%d matrices repacked)", n, d, packed.Repacked())

@@ -11,6 +11,7 @@ import (
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
 
+	"actor/internal/testsupport"
 	"actor/probe/internal/pytree"
 )
 
@@ -131,30 +132,18 @@ func TestFunctionsHandWorked(t *testing.T) {
 	}
 }
 
-func writeRepo(t *testing.T, root, name string, files map[string]string) string {
-	dir := filepath.Join(root, name)
-	for rel, src := range files {
-		p := filepath.Join(dir, rel)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
 func fn(name string) string {
 	return "def " + name + "(x):\n    \"\"\"Doc of " + name + ".\"\"\"\n    return x\n\n\n"
 }
 
 func TestExtractReposFilters(t *testing.T) {
 	root := t.TempDir()
-	a := writeRepo(t, root, "alpha", map[string]string{
+	a := testsupport.WriteTree(t, filepath.Join(root, "alpha"), map[string]string{
 		"pkg/a.py": fn("a1") + fn("a2") + fn("a3"), "pkg/b.py": fn("b1"),
 		"tests/test_a.py": fn("t1"), ".venv/x.py": fn("hidden"), "latin.py": "# \xe9\n" + fn("bad"),
 	})
-	b := writeRepo(t, root, "beta", map[string]string{"m.py": fn("m1") + fn("m2")})
-	c := writeRepo(t, root, "RepoExecProject", map[string]string{"m.py": fn("r1") + fn("r2") + fn("r3")})
+	b := testsupport.WriteTree(t, filepath.Join(root, "beta"), map[string]string{"m.py": fn("m1") + fn("m2")})
+	c := testsupport.WriteTree(t, filepath.Join(root, "RepoExecProject"), map[string]string{"m.py": fn("r1") + fn("r2") + fn("r3")})
 	o := DefaultOptions()
 	o.MinPerRepo, o.Exclude, o.SkipTests = 3, []string{"RepoExecProject"}, true
 	got, rep, err := ExtractRepos([]string{a, b, c}, o)

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"actor/index"
+	"actor/internal/testsupport"
 	"actor/retrieve"
 	"actor/retrieve/internal/devdata"
 	"actor/retrieve/task"
@@ -80,23 +81,11 @@ func (e *hfEncoder) close() { e.in.Close(); e.cmd.Wait() }
 //
 //	go test ./retrieve/recall -run XXX -bench DevDense -benchtime 1x
 //
-// It needs python3 with torch and transformers and the model folder
-// (ACTOR_MINILM_DIR, default $ACTOR_HOME/models/all-minilm-l6-v2 as
-// `actor models pull all-minilm-l6-v2` leaves it).
+// It needs python3 with torch and transformers and the model folder that
+// `actor models pull all-minilm-l6-v2` leaves ($ACTOR_HOME/models).
 func BenchmarkRepoExecDevDense(b *testing.B) {
 	tasksFile, repos := devdata.Paths(b)
-	dir := os.Getenv("ACTOR_MINILM_DIR")
-	if dir == "" {
-		home := os.Getenv("ACTOR_HOME")
-		if home == "" {
-			c, _ := os.UserCacheDir()
-			home = filepath.Join(c, "actor")
-		}
-		dir = filepath.Join(home, "models", "all-minilm-l6-v2")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "model.safetensors")); err != nil {
-		b.Skipf("no MiniLM at %s (set ACTOR_MINILM_DIR)", dir)
-	}
+	dir := testsupport.Model(b, "all-minilm-l6-v2")
 	enc, err := startHF(dir)
 	if err != nil {
 		b.Fatal(err)

@@ -1,29 +1,17 @@
 package task
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"actor/internal/testsupport"
 	"actor/retrieve/internal/devdata"
 )
 
-func writeFile(t *testing.T, dir, rel, content string) string {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 func TestReadJSONL(t *testing.T) {
 	dir := t.TempDir()
-	p := writeFile(t, dir, "tasks.jsonl", `{"task_id": 7, "project": "test-apps/p", "module": "pkg.mod", "entry_point": "f", "focal_function": "def f():\n    return 1"}
+	p := testsupport.WriteFile(t, dir, "tasks.jsonl", `{"task_id": 7, "project": "test-apps/p", "module": "pkg.mod", "entry_point": "f", "focal_function": "def f():\n    return 1"}
 
 {"prompt": "x", "metadata": {"task_id": "p/3", "ground_truth": "def g(): pass", "fpath_tuple": ["p", "pkg", "mod.py"], "context_start_lineno": 10, "target_function_prompt": "def g():\n"}}
 {"_id": "abc", "name": "h", "file_path": "a/b.py", "lineno": "12"}
@@ -61,7 +49,7 @@ func TestReadJSONLErrors(t *testing.T) {
 		"context":  `{"context_start_lineno": -2}`,
 		"idobject": `{"task_id": {"a": 1}}`,
 	} {
-		p := writeFile(t, dir, name+".jsonl", content)
+		p := testsupport.WriteFile(t, dir, name+".jsonl", content)
 		_, err := ReadJSONL(p)
 		if err == nil || !strings.Contains(err.Error(), p+":") {
 			t.Errorf("%s: %v", name, err)
@@ -90,8 +78,8 @@ class C:
 
 func TestLocate(t *testing.T) {
 	repo := t.TempDir()
-	writeFile(t, repo, "pkg/mod.py", modSrc)
-	writeFile(t, repo, "pkg/sub/__init__.py", "def h():\n    pass\n")
+	testsupport.WriteFile(t, repo, "pkg/mod.py", modSrc)
+	testsupport.WriteFile(t, repo, "pkg/sub/__init__.py", "def h():\n    pass\n")
 
 	tg, err := Locate(repo, Task{ID: "1", Module: "pkg.mod", EntryPoint: "f", Focal: "def f(x):\n    \"\"\"F doc.\"\"\"\n    return x", ContextStart: -1})
 	if err != nil {

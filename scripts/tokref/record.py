@@ -15,7 +15,12 @@ tokenizer/testdata/:
       end-of-generation ids and the ids llama.cpp treats as control tokens.
 
 Usage:
-  python3 scripts/tokref/record.py [--vocab-dir DIR] [--smollm2 GGUF] [--qwen-coder GGUF]
+  python3 scripts/tokref/record.py [--vocab-dir DIR] [--smollm2 GGUF] [--qwen-coder GGUF] [--only NAME,...]
+
+--only re-records the named tokenizers: their stdlib fixtures and their
+entries of cases.json.gz (the other entries are kept). The models are those
+`actor models pull smollm2-135m qwen2.5-coder-0.5b` leaves in the actor home
+($ACTOR_HOME, default ~/.cache/actor).
 
 The Go tests read the same stdlib files (root recorded in the header,
 $ACTOR_PY_STDLIB overrides) and fail if a file's sha256 differs.
@@ -29,7 +34,7 @@ import sysconfig
 
 import llama_cpp
 
-from tokref_common import default_cache, header_bytes, pick_files, record_bytes, sha256_file, write_gz
+from tokref_common import default_cache, header_bytes, pick_files, read_gz, record_bytes, sha256_file, write_gz
 
 OUT = os.path.join(os.path.dirname(__file__), "..", "..", "tokenizer", "testdata")
 
@@ -80,8 +85,16 @@ CASES = [
 ]
 
 
-def record_cases(named):
+def record_cases(named, keep):
+    """Writes cases.json.gz for the tokenizers named; keep: keep the
+    other entries of the existing file."""
+    path = os.path.join(OUT, "cases.json.gz")
     out = {"oracle": "llama-cpp-python " + llama_cpp.__version__, "texts": CASES, "tokenizers": {}}
+    if keep:
+        old = json.loads(read_gz(path))
+        if old["oracle"] != out["oracle"] or old["texts"] != CASES:
+            sys.exit(f"{path} was recorded with {old['oracle']} or other texts: rerun without --only")
+        out = old
     for name, gguf in named:
         llm = load(gguf)
         vocab = llama_cpp.llama_model_get_vocab(llm.model)
@@ -100,7 +113,6 @@ def record_cases(named):
                 entry["ids"][key] = [llm.tokenize(s.encode(), add_bos=bos, special=special) for s in CASES]
         out["tokenizers"][name] = entry
         print(f"cases: {name}", file=sys.stderr)
-    path = os.path.join(OUT, "cases.json.gz")
     data = json.dumps(out, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
     write_gz(path, data)
     print(f"{path}: {os.path.getsize(path)} bytes", file=sys.stderr)
@@ -108,17 +120,19 @@ def record_cases(named):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--vocab-dir", default=os.environ.get("ACTOR_VOCAB_DIR") or os.path.join(default_cache(), "vocab"))
+    ap.add_argument("--vocab-dir", default=os.path.join(default_cache(), "vocab"))
     ap.add_argument("--smollm2", default=os.path.join(default_cache(), "models", "smollm2-135m.gguf"))
-    ap.add_argument("--qwen-coder", default=os.path.join(default_cache(), "models", "qwen2.5-coder-1.5b.gguf"))
+    ap.add_argument("--qwen-coder", default=os.path.join(default_cache(), "models", "qwen2.5-coder-0.5b.gguf"))
     ap.add_argument("--stdlib", default=sysconfig.get_paths()["stdlib"])
+    ap.add_argument("--only", type=lambda s: s.split(","), default=None)
     args = ap.parse_args()
 
     named = [(n, os.path.join(args.vocab_dir, f"ggml-vocab-{n}.gguf"))
              for n in ("llama-bpe", "llama-spm", "qwen2", "deepseek-coder")]
     named.append(("smollm2", args.smollm2))
-    if os.path.exists(args.qwen_coder):
-        named.append(("qwen2.5-coder", args.qwen_coder))
+    named.append(("qwen2.5-coder", args.qwen_coder))
+    if args.only:
+        named = [(n, p) for n, p in named if n in args.only]
     for _, path in named:
         if not os.path.exists(path):
             sys.exit(f"record.py: {path} is missing")
@@ -128,7 +142,7 @@ def main():
     print(f"{len(files)} stdlib files from {args.stdlib}", file=sys.stderr)
     for name, gguf in named:
         record_stdlib(name, gguf, files, args.stdlib)
-    record_cases(named)
+    record_cases(named, keep=bool(args.only))
 
 
 if __name__ == "__main__":

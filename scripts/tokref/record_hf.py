@@ -13,8 +13,10 @@ Tokenizers (see make_sources):
                  GGUF, with the upstream pre-tokenizer (Digits +
                  ByteLevel, which the converter drops) put back; gzipped to
                  tokenizer/testdata/smollm2-tokenizer.json.gz
-  qwen2.5-coder  tokenizer.json converted from the Qwen2.5-Coder GGUF, too
-                 big to commit: written to <hf-dir>/qwen2.5-coder-1.5b/
+  qwen2.5-coder  tokenizer.json converted by transformers from the
+                 Qwen2.5-Coder-0.5B GGUF (`actor models pull
+                 qwen2.5-coder-0.5b`); gzipped to
+                 tokenizer/testdata/qwen2.5-coder-tokenizer.json.gz
   roberta-gpt2   a RoBERTa-style folder (vocab.json, merges.txt,
                  tokenizer_config.json) made from llama.cpp's GPT-2 vocab
                  (ggml-vocab-gpt-2.gguf, scripts/fetch-vocab.sh): <s> <pad>
@@ -34,33 +36,34 @@ Fixtures written to tokenizer/testdata/:
       normalizer, pre-tokenizer, model option, post-processor, decoder and
       added-token flag the Go loader implements.
 
-Needs: pip install tokenizers==0.23.3 transformers==5.24.0 gguf==0.19.0 (from
-PyPI only; no model hub), the pulled models and scripts/fetch-vocab.sh's
-files. A run rewrites the fixtures byte for byte as long as the versions
+Needs: pip install tokenizers==0.23.3 transformers==5.24.0 gguf==0.19.0
+torch==2.15.0 (transformers' GGUF reader imports torch; from PyPI only, no
+model hub), the pulled models and scripts/fetch-vocab.sh's files. A run rewrites the fixtures byte for byte as long as the versions
 and the stdlib are the same (the synthetic tokenizers are retrained, so
 hf-cases.json.gz may change, consistently).
 
 Usage:
   python3 scripts/tokref/record_hf.py [--hf-dir DIR] [--only NAME,...] [--make-only]
 
---make-only writes the tokenizer files and no fixtures (what the Go tests
-need to run the local Qwen2.5-Coder check).
+--only re-records the named tokenizers: their hf-stdlib fixtures and their
+entries of hf-cases.json.gz (the other entries are kept). --make-only writes
+the tokenizer files and no fixtures. --hf-dir is a scratch folder for the
+RoBERTa-style files.
 """
 import argparse
 import io
 import json
 import os
-import shutil
 import sys
 import sysconfig
 
 import tokenizers
 from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
 
-from tokref_common import default_cache, header_bytes, pick_files, record_bytes, sha256_file, write_gz
+from tokref_common import default_cache, header_bytes, pick_files, read_gz, record_bytes, sha256_file, write_gz
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tokenizer", "testdata")
-QWEN = "qwen2.5-coder-1.5b"
+QWEN = "qwen2.5-coder-0.5b"
 
 
 def log(*a):
@@ -132,13 +135,13 @@ def load_sources(args, tmp):
         data = make_smollm2(args.smollm2, tmp)
         import hashlib
         out["smollm2"] = (Tokenizer.from_str(data.decode()), "smollm2-tokenizer.json.gz", hashlib.sha256(data).hexdigest())
-    if want("qwen2.5-coder") and os.path.exists(args.qwen_coder):
-        d = os.path.join(args.hf_dir, QWEN)
-        os.makedirs(d, exist_ok=True)
+    if want("qwen2.5-coder"):
         src = convert_gguf(args.qwen_coder, os.path.join(tmp, "qwen"))
-        shutil.copy(src, os.path.join(d, "tokenizer.json"))
-        path = os.path.join(d, "tokenizer.json")
-        out["qwen2.5-coder"] = (Tokenizer.from_file(path), QWEN + "/tokenizer.json", sha256_file(path))
+        data = open(src, "rb").read()
+        write_gz(os.path.join(OUT, "qwen2.5-coder-tokenizer.json.gz"), data)
+        import hashlib
+        out["qwen2.5-coder"] = (Tokenizer.from_str(data.decode()), "qwen2.5-coder-tokenizer.json.gz",
+                                hashlib.sha256(data).hexdigest())
     if want("roberta-gpt2"):
         from transformers import AutoTokenizer
         files = roberta_files(args.gpt2_vocab)
@@ -385,12 +388,11 @@ def case_entry(tok, with_json):
 def main():
     cache = default_cache()
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--hf-dir", default=os.environ.get("ACTOR_HF_DIR") or os.path.join(cache, "hf"))
+    ap.add_argument("--hf-dir", default=os.path.join(cache, "hf"))
     ap.add_argument("--minilm", default=os.path.join(cache, "models", "all-minilm-l6-v2"))
     ap.add_argument("--smollm2", default=os.path.join(cache, "models", "smollm2-135m.gguf"))
     ap.add_argument("--qwen-coder", default=os.path.join(cache, "models", QWEN + ".gguf"))
-    ap.add_argument("--gpt2-vocab", default=os.path.join(os.environ.get("ACTOR_VOCAB_DIR") or os.path.join(cache, "vocab"),
-                                                         "ggml-vocab-gpt-2.gguf"))
+    ap.add_argument("--gpt2-vocab", default=os.path.join(cache, "vocab", "ggml-vocab-gpt-2.gguf"))
     ap.add_argument("--stdlib", default=sysconfig.get_paths()["stdlib"])
     ap.add_argument("--only", type=lambda s: s.split(","), default=None)
     ap.add_argument("--make-only", action="store_true")
@@ -405,14 +407,17 @@ def main():
     log(f"{len(files)} stdlib files from {args.stdlib}")
     for name, (tok, desc, sha) in sources.items():
         record_stdlib(name, tok, desc, sha, files, args.stdlib)
-    if args.only:
-        return
+    path = os.path.join(OUT, "hf-cases.json.gz")
     cases = {"oracle": "tokenizers " + tokenizers.__version__, "texts": CASES, "tokenizers": {}}
+    if args.only:  # keep the other entries
+        cases = json.loads(read_gz(path))
+        if cases["oracle"] != "tokenizers " + tokenizers.__version__ or cases["texts"] != CASES:
+            sys.exit(f"{path} was recorded with {cases['oracle']} or other texts: rerun without --only")
     for name, (tok, _, _) in sources.items():
         cases["tokenizers"][name] = case_entry(tok, False)
-    for name, tok in synthetic(files).items():
-        cases["tokenizers"][name] = case_entry(tok, True)
-    path = os.path.join(OUT, "hf-cases.json.gz")
+    if not args.only:
+        for name, tok in synthetic(files).items():
+            cases["tokenizers"][name] = case_entry(tok, True)
     write_gz(path, json.dumps(cases, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode())
     log(f"{path}: {len(cases['tokenizers'])} tokenizers, {os.path.getsize(path)} bytes")
 

@@ -15,6 +15,9 @@ MAX_BYTES = 12000  # keeps the fixtures small
 
 
 def default_cache():
+    """The actor home: $ACTOR_HOME, else <user cache dir>/actor (as models.Home)."""
+    if os.environ.get("ACTOR_HOME"):
+        return os.environ["ACTOR_HOME"]
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "actor")
 
@@ -73,6 +76,11 @@ def record_bytes(rel, data, ids, decoded=None):
 
 def header_bytes(header):
     return (json.dumps(header, sort_keys=True) + "\n").encode()
+
+
+def read_gz(path):
+    with open(path, "rb") as f:
+        return gzip.decompress(f.read())
 
 
 def write_gz(path, payload):
