@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"actor/internal/testsupport"
 	"errors"
 	"os"
 	"slices"
@@ -58,7 +59,7 @@ func batchVsAlone(t *testing.T, m *Model, cached, seqs [][]int32) (worst float64
 			if !slices.Equal(batched[i].Tokens(), seqs[i]) || preds[i].Top1 != p.Top1 {
 				t.Errorf("round %d session %d: holds %d tokens, top %d; alone top %d", round, i, batched[i].Len(), preds[i].Top1, p.Top1)
 			}
-			worst = max(worst, maxAbsDiff(preds[i].Logits, p.Logits), maxAbsDiff(preds[i].Hidden, p.Hidden))
+			worst = max(worst, testsupport.MaxAbsDiff(preds[i].Logits, p.Logits), testsupport.MaxAbsDiff(preds[i].Hidden, p.Hidden))
 		}
 	}
 	for _, s := range batched {

@@ -1,6 +1,7 @@
 package generate
 
 import (
+	"actor/internal/testsupport"
 	"runtime"
 	"slices"
 	"testing"
@@ -57,7 +58,7 @@ func work(ss []*Sample) (w Stats) {
 // steps share forward passes.
 func TestGenerateSamplesBatchedEqualsSequential(t *testing.T) {
 	m, tok := loadTiny(t)
-	c, err := ReadCorpus(writeRepo(t, tinyRepo), index.WalkOptions{})
+	c, err := ReadCorpus(testsupport.WriteTree(t, t.TempDir(), tinyRepo), index.WalkOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package generate
 
 import (
+	"actor/internal/testsupport"
 	"testing"
 
 	"actor/engine"
@@ -29,7 +30,7 @@ func threeBlocks(t *testing.T) (text, math, other retrieve.Result) {
 	for k, v := range tinyRepo {
 		files[k] = v
 	}
-	c, err := ReadCorpus(writeRepo(t, files), index.WalkOptions{})
+	c, err := ReadCorpus(testsupport.WriteTree(t, t.TempDir(), files), index.WalkOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

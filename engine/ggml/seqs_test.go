@@ -1,6 +1,7 @@
 package ggml
 
 import (
+	"actor/internal/testsupport"
 	"strings"
 	"testing"
 
@@ -67,7 +68,7 @@ func TestForwardSeqsMatchesAlone(t *testing.T) {
 					if len(o.Logits) != len(seqCases[i].outputs)*wide.Vocab || len(o.Hidden) != len(seqCases[i].outputs)*wide.Embed {
 						t.Fatalf("sequence %d: %d logits, %d hidden", i, len(o.Logits), len(o.Hidden))
 					}
-					worst = max(worst, maxDiff(o.Logits, alone[i].Logits), maxDiff(o.Hidden, alone[i].Hidden))
+					worst = max(worst, testsupport.MaxAbsDiff(o.Logits, alone[i].Logits), testsupport.MaxAbsDiff(o.Hidden, alone[i].Hidden))
 					for r := range seqCases[i].outputs {
 						if argmaxRow(o.Logits[r*wide.Vocab:(r+1)*wide.Vocab]) != argmaxRow(alone[i].Logits[r*wide.Vocab:(r+1)*wide.Vocab]) {
 							t.Errorf("sequence %d output %d: top token differs from the sequence alone", i, r)
@@ -75,7 +76,7 @@ func TestForwardSeqsMatchesAlone(t *testing.T) {
 					}
 					// The cache holds what the sequence alone wrote.
 					next := Batch{Tokens: []int32{33}, Start: seqs[i].Batch.Start + len(seqCases[i].batch), Outputs: []int{0}, Logits: true}
-					worst = max(worst, maxDiff(run(t, m, seqs[i].Cache, next).Logits, run(t, m, solo[i], next).Logits))
+					worst = max(worst, testsupport.MaxAbsDiff(run(t, m, seqs[i].Cache, next).Logits, run(t, m, solo[i], next).Logits))
 				}
 				t.Logf("largest difference from the sequences alone: %g", worst)
 				if worst > tol {
@@ -121,7 +122,7 @@ func TestCacheCopyFrom(t *testing.T) {
 		}
 		next := Batch{Tokens: []int32{33, 34}, Start: 9, Outputs: []int{1}, Logits: true}
 		want := run(t, m, fill(t, m, tokens[:9]), next).Logits
-		if d := maxDiff(run(t, m, dst, next).Logits, want); d != 0 {
+		if d := testsupport.MaxAbsDiff(run(t, m, dst, next).Logits, want); d != 0 {
 			t.Errorf("flash %v: a copied prefix continues with logits %g off", flash, d)
 		}
 		other := loadRandom(t, fsggml.TensorTypeQ8_0, false, Options{Threads: 1, FlashAttention: flash})
