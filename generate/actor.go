@@ -127,7 +127,7 @@ func (g *actor) Generate(t Target, sample int) (*Sample, error) {
 	}
 	final := initial
 	body, err := g.attempts(s, t, "generate", 0, g.cfg.Retries, func(a *Attempt, smp *engine.Sampler) (string, error) {
-		a.Query, a.Blocks, a.RetrieveMs = t.Prompt, traceBlocks(initial.Blocks), ms
+		a.Query, a.Blocks, a.RetrieveMs = startQuery(t), traceBlocks(initial.Blocks), ms
 		var j judge
 		var c *critical
 		if g.opt.Probe != nil {
@@ -176,7 +176,7 @@ func (c *critical) check(i int, t int32, body string, pred *engine.Prediction, e
 	}
 	c.triggers++
 	start := time.Now()
-	ev.Query = c.t.Prompt + body + tok.Piece(t)
+	ev.Query = retrieve.ACToRQuery(c.t.Prompt, body+tok.Piece(t))
 	res, err := c.g.r.Retrieve(ev.Query, c.t.Exclusion)
 	if err != nil {
 		return "", err

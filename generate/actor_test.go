@@ -1,6 +1,7 @@
 package generate
 
 import (
+	"actor/retrieve"
 	"encoding/json"
 	"math"
 	"slices"
@@ -83,8 +84,8 @@ func TestACToRForcedCriticalSwapsContext(t *testing.T) {
 	for _, e := range a.Events[:at] {
 		body += e.Text
 	}
-	if want := tinyTarget.Prompt + body + ev.Dropped.Text; ev.Query != want || r.queries[1] != want {
-		t.Errorf("query %q, want target prompt + body + token %q", ev.Query, want)
+	if want := retrieve.ACToRQuery(tinyTarget.Prompt, body+ev.Dropped.Text); ev.Query != want || r.queries[1] != want {
+		t.Errorf("query %q, want retrieve.ACToRQuery of the target prompt and body + token %q", ev.Query, want)
 	}
 	// Every later judged token triggers again, finds the same block, and
 	// keeps its token: one change, and the final prompt shows double.

@@ -34,5 +34,6 @@ func StartPrompt(r Retriever, t Target, tok *tokenizer.Tokenizer, budget retriev
 }
 
 // startQuery is the query of the first retrieval: the target's signature
-// and docstring.
-func startQuery(t Target) string { return t.Prompt }
+// and docstring, as retrieve.ACToRQuery writes it with nothing generated
+// (the one query function of generation, actor prompt and actor recall).
+func startQuery(t Target) string { return retrieve.ACToRQuery(t.Prompt, "") }
