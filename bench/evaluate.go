@@ -52,10 +52,10 @@ func (r *runner) evaluate(ctx context.Context, slot int, j job) (rec results.Rec
 		timeout = t.DefaultTimeout()
 	}
 	res := r.box.Run(ctx, sandbox.Command{
-		Path:     r.python,
+		Path:     r.pythons[t.ID].executable,
 		Args:     prep.args,
 		Dir:      prep.dir,
-		Env:      append(r.env(ws), prep.env...),
+		Env:      append(r.env(ws, r.pythons[t.ID].executable), prep.env...),
 		Limits:   sandbox.DefaultLimits(timeout),
 		Slot:     slot,
 		Writable: ws,
@@ -85,10 +85,11 @@ func (r *runner) evaluate(ctx context.Context, slot int, j job) (rec results.Rec
 	return rec, true
 }
 
-// env is the complete environment of a test run in workspace ws.
-func (r *runner) env(ws string) []string {
+// env is the complete environment of a test run in workspace ws with the
+// interpreter python.
+func (r *runner) env(ws, python string) []string {
 	return []string{
-		"PATH=" + filepath.Dir(r.python) + ":/usr/local/bin:/usr/bin:/bin",
+		"PATH=" + filepath.Dir(python) + ":/usr/local/bin:/usr/bin:/bin",
 		"HOME=" + filepath.Join(ws, "home"),
 		"TMPDIR=" + filepath.Join(ws, "tmp"),
 		"LANG=C.UTF-8", "LC_ALL=C.UTF-8", "COLUMNS=400",

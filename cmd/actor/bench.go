@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"actor/bench"
+	"actor/bench/envs"
 	"actor/bench/results"
 
 	"github.com/spf13/cobra"
@@ -53,6 +54,9 @@ as harness errors, such as a missing repository, are tried again).`,
 		}
 		if cfg.Gold == (cfg.Predictions != "") {
 			return fmt.Errorf("give exactly one of --predictions and --gold")
+		}
+		if f := cmd.Flags(); f.Changed("python") && !f.Changed("envs") {
+			cfg.Envs = "" // an explicit interpreter for every task
 		}
 		cfg.Command = "actor " + strings.Join(os.Args[1:], " ")
 		cfg.Log = cmd.ErrOrStderr()
@@ -101,7 +105,8 @@ func init() {
 	f.StringVar(&c.Out, "out", "", "results folder (reuse it to resume)")
 	f.IntVar(&c.Workers, "workers", 0, "tests run at once (default: number of CPUs)")
 	f.DurationVar(&c.Timeout, "timeout", 0, "time limit per test (default: RepoExec 120s, CoderEval 30s)")
-	f.StringVar(&c.Python, "python", "python3", "Python interpreter with the test dependencies (scripts/setup-python-tests.sh)")
+	f.StringVar(&c.Python, "python", "python3", "Python interpreter for the tasks without an environment in --envs (alone: for every task)")
+	f.StringVar(&c.Envs, "envs", envs.DefaultDir(), "per-project test environments (actor bench setup); each task runs with its project's")
 	f.StringSliceVar(&c.Tasks, "task", nil, "only these task ids (repeatable, comma-separated)")
 	f.StringVar(&c.WorkDir, "workdir", "", "where per-sample workspaces are made (default: system temp folder)")
 	f.BoolVar(&c.Keep, "keep", false, "keep the workspaces for inspection")
