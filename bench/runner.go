@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -88,6 +89,8 @@ type runner struct {
 	roots    map[string]string // task id -> repository root
 	rootErr  map[string]error  // task id -> why it cannot be tested
 	store    *results.Store
+	// wsInTmp: the workspaces lie under /tmp, which then cannot be bound.
+	wsInTmp bool
 }
 
 // Run evaluates cfg's samples and writes the results folder.
@@ -164,9 +167,14 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	for _, w := range meta.Warnings {
 		fmt.Fprintln(cfg.Log, "sandbox warning:", w)
 	}
-	if r.workRoot, err = sandbox.WorkRoot(cfg.WorkDir); err != nil {
+	parent := cfg.WorkDir
+	if parent == "" && r.box.Isolation().Binds() && dirExists("/var/tmp") {
+		parent = "/var/tmp" // /tmp is bound over in the runs
+	}
+	if r.workRoot, err = sandbox.WorkRoot(parent); err != nil {
 		return nil, err
 	}
+	r.wsInTmp = r.workRoot == "/tmp" || strings.HasPrefix(r.workRoot, "/tmp/")
 	if !cfg.Keep {
 		defer os.RemoveAll(r.workRoot)
 	}

@@ -46,8 +46,10 @@ type Spec struct {
 	Project string
 	// Requirements are the requirement lines of the .in file.
 	Requirements []string
-	// Dropped lists the package.txt pins left out, each with its reason.
-	Dropped []string
+	// Dropped lists the package.txt pins left out, each with its reason;
+	// Added the requirements taken from elsewhere (the project's own
+	// metadata), each with its reason.
+	Dropped, Added []string
 	// Lock is the lock file's content (empty when not compiled yet).
 	Lock []byte
 }
@@ -117,8 +119,9 @@ func readSpecs(read func(string) ([]byte, error), list func() ([]string, error))
 	return out, nil
 }
 
-// ParseIn reads a .in file: a "# project: PATH" line, "# dropped: ..."
-// lines, other comments, and one requirement a line.
+// ParseIn reads a .in file: a "# project: PATH" line, "# dropped: PIN:
+// reason" and "# added: REQUIREMENT: reason" lines, other comments, and
+// one requirement a line.
 func ParseIn(file string, data []byte) (Spec, error) {
 	s := Spec{Name: strings.TrimSuffix(filepath.Base(file), ".in")}
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -130,6 +133,8 @@ func ParseIn(file string, data []byte) (Spec, error) {
 			s.Project = strings.TrimSpace(strings.TrimPrefix(line, "# project:"))
 		case strings.HasPrefix(line, "# dropped:"):
 			s.Dropped = append(s.Dropped, strings.TrimSpace(strings.TrimPrefix(line, "# dropped:")))
+		case strings.HasPrefix(line, "# added:"):
+			s.Added = append(s.Added, strings.TrimSpace(strings.TrimPrefix(line, "# added:")))
 		case strings.HasPrefix(line, "#"):
 		case strings.ContainsAny(line, " \t#;"):
 			return Spec{}, fmt.Errorf("%s:%d: %q is not a plain requirement", file, n, line)

@@ -75,7 +75,8 @@ func TestLocks(t *testing.T) {
 			}
 		}
 		for _, r := range s.Requirements {
-			name, version, pinned := strings.Cut(r, "==")
+			name := r[:strings.IndexAny(r+"=", "=<>!~")]
+			_, version, pinned := strings.Cut(r, "==")
 			got, ok := locked[normalize(name)]
 			if !ok || pinned && got != version {
 				t.Errorf("%s: requirement %s locked as %q", s.Name, r, got)
@@ -121,9 +122,17 @@ func TestSpecsFollowPackageTxt(t *testing.T) {
 			}
 			delete(want, pin)
 		}
+		added := map[string]bool{}
+		for _, a := range s.Added {
+			req, _, _ := strings.Cut(a, ": ")
+			added[req] = true
+			if !contains(s.Requirements, req) {
+				t.Errorf("%s: added %s is not required", s.Name, req)
+			}
+		}
 		for _, r := range s.Requirements {
-			if strings.Contains(r, "==") && !want[r] {
-				t.Errorf("%s: %s is not a package.txt pin", s.Name, r)
+			if strings.ContainsAny(r, "=<>") && !want[r] && !added[r] {
+				t.Errorf("%s: %s is neither a package.txt pin nor listed as added", s.Name, r)
 			}
 			delete(want, r)
 		}
@@ -134,6 +143,15 @@ func TestSpecsFollowPackageTxt(t *testing.T) {
 	if checked == 0 {
 		t.Skipf("no project's package.txt under %s (set ACTOR_REPOS to the folder holding test-apps)", repos)
 	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
 }
 
 func TestInterpreterNeedsAFinishedEnvironment(t *testing.T) {

@@ -38,7 +38,12 @@ otherwise everything outside the sample's folder is mounted read-only).
 RepoExec: the gold function is replaced in the module file and in the task's
 test program, which runs under pytest from the module's package folder; the
 /input/ and /output/ prefixes point into the workspace (expected outputs come
-from --outputs, default DATA/test_output). CoderEval: the function at
+from --outputs, default DATA/test_output). Each task runs with its project's
+environment in --envs (actor bench setup), else with --python. As in the
+benchmark's image: PYTHONHASHSEED=0, root inside a user namespace, and where
+the sandbox has a mount namespace HOME=/root and /tmp, both the sample's own
+folders bound there. DATA may be RepoExec's data_with_test_case folder as
+published (every pass_data.jsonl), its Hugging Face export or a tasks.jsonl. CoderEval: the function at
 file_path:lineno is replaced and the file (or its *_passk_validte.py twin)
 runs with python.
 
