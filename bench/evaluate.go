@@ -51,6 +51,10 @@ func (r *runner) evaluate(ctx context.Context, slot int, j job) (rec results.Rec
 	if timeout <= 0 {
 		timeout = t.DefaultTimeout()
 	}
+	binds, root := r.binds(ws), ""
+	if prep.image {
+		binds, root = prep.binds, filepath.Join(ws, imageRoot)
+	}
 	res := r.box.Run(ctx, sandbox.Command{
 		Path:     r.pythons[t.ID].executable,
 		Args:     prep.args,
@@ -59,7 +63,9 @@ func (r *runner) evaluate(ctx context.Context, slot int, j job) (rec results.Rec
 		Limits:   sandbox.DefaultLimits(timeout),
 		Slot:     slot,
 		Writable: ws,
-		Binds:    r.binds(ws),
+		Binds:    binds,
+		Root:     root,
+		RootDir:  prep.rootDir,
 	})
 	if res.Canceled {
 		return rec, false
@@ -106,19 +112,18 @@ func (r *runner) binds(ws string) []sandbox.Bind {
 // where binds place the workspace's home and temporary folders at /root and
 // /tmp, HOME=/root and no TMPDIR.
 func (r *runner) env(ws, python string) []string {
-	home, tmp := filepath.Join(ws, "home"), "TMPDIR="+filepath.Join(ws, "tmp")
+	home, tmp := filepath.Join(ws, "home"), []string{"TMPDIR=" + filepath.Join(ws, "tmp")}
 	if r.box.Isolation().Binds() {
 		home = "/root"
 		if !r.wsInTmp {
-			tmp = "TMPDIR=/tmp"
+			tmp = nil // /tmp, the sample's own
 		}
 	}
-	return []string{
+	return append(tmp, []string{
 		"PATH=" + filepath.Dir(python) + ":/usr/local/bin:/usr/bin:/bin",
 		"HOME=" + home,
-		tmp,
 		"LANG=C.UTF-8", "LC_ALL=C.UTF-8", "COLUMNS=400",
 		"PYTHONDONTWRITEBYTECODE=1", "PYTHONHASHSEED=0", "PYTHONNOUSERSITE=1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1",
 		"OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1", "MKL_NUM_THREADS=1",
-	}
+	}...)
 }

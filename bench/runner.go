@@ -91,6 +91,9 @@ type runner struct {
 	store    *results.Store
 	// wsInTmp: the workspaces lie under /tmp, which then cannot be bound.
 	wsInTmp bool
+	// image: RepoExec runs get a root of their own laid out as the
+	// benchmark's image (/input, /output, /package, /root, /tmp).
+	image bool
 }
 
 // Run evaluates cfg's samples and writes the results folder.
@@ -175,6 +178,7 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		return nil, err
 	}
 	r.wsInTmp = r.workRoot == "/tmp" || strings.HasPrefix(r.workRoot, "/tmp/")
+	r.image = r.box.Isolation().Mounts && !r.wsInTmp
 	if !cfg.Keep {
 		defer os.RemoveAll(r.workRoot)
 	}

@@ -21,9 +21,9 @@ const (
 	// writableEnv names the folder that stays writable when the helper
 	// makes the rest of the file system read-only.
 	writableEnv = "ACTOR_SANDBOX_WRITABLE"
-	// bindsEnv holds the run's Binds as JSON.
-	bindsEnv = "ACTOR_SANDBOX_BINDS"
-	probeArg = "--probe"
+	// mountsEnv holds the run's mountPlan as JSON.
+	mountsEnv = "ACTOR_SANDBOX_MOUNTS"
+	probeArg  = "--probe"
 	// statusFD is the pipe on which a helper running as a PID namespace's
 	// init reports how the command ended.
 	statusFD = 3
@@ -48,17 +48,22 @@ func helperMain(encoded string) {
 	if err != nil {
 		fail(err)
 	}
-	var binds []Bind
-	if v := os.Getenv(bindsEnv); v != "" {
-		if err := json.Unmarshal([]byte(v), &binds); err != nil {
-			fail(fmt.Errorf("bad %s: %v", bindsEnv, err))
+	var plan mountPlan
+	if v := os.Getenv(mountsEnv); v != "" {
+		if err := json.Unmarshal([]byte(v), &plan); err != nil {
+			fail(fmt.Errorf("bad %s: %v", mountsEnv, err))
 		}
-		if err := bindMounts(binds); err != nil {
+		if plan.Root != "" {
+			err = ownRoot(plan)
+		} else {
+			err = bindMounts(plan.Binds)
+		}
+		if err != nil {
 			fail(err)
 		}
 	}
 	if dir := os.Getenv(writableEnv); dir != "" {
-		if err := readOnlyExcept(dir, binds); err != nil {
+		if err := readOnlyExcept(dir, plan.Binds); err != nil {
 			fail(err)
 		}
 		// The command must not be able to undo the read-only mounts.
@@ -80,7 +85,7 @@ func helperMain(encoded string) {
 	}
 	env := make([]string, 0, len(os.Environ()))
 	for _, e := range os.Environ() {
-		if !strings.HasPrefix(e, limitsEnv+"=") && !strings.HasPrefix(e, writableEnv+"=") && !strings.HasPrefix(e, bindsEnv+"=") {
+		if !strings.HasPrefix(e, limitsEnv+"=") && !strings.HasPrefix(e, writableEnv+"=") && !strings.HasPrefix(e, mountsEnv+"=") {
 			env = append(env, e)
 		}
 	}

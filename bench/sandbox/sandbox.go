@@ -120,6 +120,12 @@ type Command struct {
 	// Binds are mounted for this run only (Isolation.Binds must hold).
 	// Dir must not lie under a Target.
 	Binds []Bind
+	// Root, a folder inside Writable, is where the run's own root file
+	// system is built (Isolation.Mounts must hold): a tmpfs holding the
+	// machine's top-level folders, bound in, and the Binds, whose targets
+	// need not exist on the machine (e.g. /package); the command then runs
+	// chrooted there, in RootDir (default /).
+	Root, RootDir string
 }
 
 // Result is what happened to a run.
@@ -332,6 +338,14 @@ func (s *Sandbox) probe() error {
 		}
 		c.Binds = []Bind{{Source: sub, Target: sub}}
 	}
+	if s.iso.Mounts {
+		c.Root = filepath.Join(dir, "root")
+		if err := os.Mkdir(c.Root, 0o755); err != nil {
+			return err
+		}
+		c.Binds = append(c.Binds, Bind{Source: dir, Target: "/actor-probe"})
+		c.RootDir = "/actor-probe"
+	}
 	r := s.Run(context.Background(), c)
 	if r.Err != nil {
 		return r.Err
@@ -355,15 +369,15 @@ func (s *Sandbox) Run(ctx context.Context, c Command) Result {
 		lim.Processes += uint64(countUID(os.Getuid()))
 	}
 	env := append(append([]string{}, c.Env...), limitsEnv+"="+encodeRlimits(lim))
-	if len(c.Binds) > 0 {
-		if !s.iso.Binds() {
-			return Result{Exit: -1, Err: errors.New("sandbox: binds need a mount namespace, unavailable here")}
+	if len(c.Binds) > 0 || c.Root != "" {
+		if !s.iso.Binds() || c.Root != "" && !s.iso.Mounts {
+			return Result{Exit: -1, Err: errors.New("sandbox: binds and a root of the run's own need a mount namespace, unavailable here")}
 		}
-		b, err := json.Marshal(c.Binds)
+		b, err := json.Marshal(mountPlan{Binds: c.Binds, Root: c.Root, Dir: c.RootDir})
 		if err != nil {
 			return Result{Exit: -1, Err: err}
 		}
-		env = append(env, bindsEnv+"="+string(b))
+		env = append(env, mountsEnv+"="+string(b))
 	}
 	if s.iso.ReadOnly {
 		w := c.Writable

@@ -436,6 +436,28 @@ func TestBinds(t *testing.T) {
 			if _, err := os.Stat("/root/actor-bind-probe"); err == nil {
 				t.Fatal("the write landed in the real /root")
 			}
+			if !iso.Mounts {
+				return
+			}
+			// A root of the run's own: a folder at a path the machine lacks
+			// as the working directory, and / writable for the run only.
+			pkg := filepath.Join(dir, "pkg")
+			os.Mkdir(pkg, 0o755)
+			os.WriteFile(filepath.Join(pkg, "mark"), []byte("m"), 0o644)
+			os.Mkdir(filepath.Join(dir, "newroot"), 0o755)
+			s.Own(dir, 1)
+			c.Args = []string{"-c", "pwd; cat mark; echo; touch /actor-made-at-root && echo made-at-root; id -u; cat /root/actor-bind-probe"}
+			c.Binds = append(c.Binds, Bind{Source: pkg, Target: "/actor-package"})
+			c.Root, c.RootDir = filepath.Join(dir, "newroot"), "/actor-package"
+			r = s.Run(context.Background(), c)
+			if want := "/actor-package\nm\nmade-at-root\n0\nmade\n"; !r.Passed() || string(r.Output) != want {
+				t.Fatalf("own root: %+v %q, want %q", r, r.Output, want)
+			}
+			for _, p := range []string{"/actor-package", "/actor-made-at-root"} {
+				if _, err := os.Stat(p); err == nil {
+					t.Fatalf("%s appeared on the machine", p)
+				}
+			}
 		})
 	}
 	if tested == 0 && os.Getenv("ACTOR_REQUIRE_SANDBOX") == "1" {
