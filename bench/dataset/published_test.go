@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"actor/internal/testsupport"
 )
 
 // publishedRow is a row as RepoExec's data_with_test_case/*/pass_data.jsonl
@@ -22,11 +24,11 @@ func TestPublishedLayout(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	writeFile(t, dir, "test-apps+PySnooper/pass_data.jsonl", publishedRow+"\n")
-	writeFile(t, dir, "test-apps+PySnooper/failed_data.jsonl", strings.Replace(publishedRow, "540", "541", 1)+"\n")
-	writeFile(t, dir, "test-apps+PySnooper/test_output/pysnooper+utils/normalize_repr/test_0", "I3\n.")
+	testsupport.WriteFile(t, dir, "test-apps+PySnooper/pass_data.jsonl", publishedRow+"\n")
+	testsupport.WriteFile(t, dir, "test-apps+PySnooper/failed_data.jsonl", strings.Replace(publishedRow, "540", "541", 1)+"\n")
+	testsupport.WriteFile(t, dir, "test-apps+PySnooper/test_output/pysnooper+utils/normalize_repr/test_0", "I3\n.")
 	black := strings.NewReplacer("540", "7", "PySnooper", "black/src").Replace(publishedRow)
-	writeFile(t, dir, "test-apps+black+src/pass_data.jsonl", black+"\n{not json\n")
+	testsupport.WriteFile(t, dir, "test-apps+black+src/pass_data.jsonl", black+"\n{not json\n")
 	set, err := Load(RepoExec, dir)
 	if err != nil {
 		t.Fatal(err)
