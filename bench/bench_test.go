@@ -237,8 +237,6 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 		lines = append(lines, predictions.Prediction{TaskID: "1", Sample: i, Code: body, Method: "m"})
 	}
 	preds := writePredictions(t, t.TempDir(), lines...)
-	cfg := Config{Benchmark: dataset.RepoExec, Data: f.data, Repos: f.repos, Predictions: preds, Out: f.out, Workers: 1, Timeout: 30 * time.Second}
-	enc, _ := json.Marshal(cfg)
 	// The killed child cannot remove its workspaces and helper copy: give
 	// it a temporary folder of its own (any user may pass through it).
 	tmp, err := sandbox.WorkRoot("")
@@ -246,6 +244,8 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(tmp) })
+	cfg := Config{Benchmark: dataset.RepoExec, Data: f.data, Repos: f.repos, Predictions: preds, Out: f.out, Workers: 1, Timeout: 30 * time.Second, WorkDir: tmp}
+	enc, _ := json.Marshal(cfg)
 	child := exec.Command(os.Args[0], "-test.run=^$")
 	child.Env = append(os.Environ(), childEnv+"="+string(enc), "TMPDIR="+tmp)
 	var stderr bytes.Buffer

@@ -51,14 +51,21 @@ func (r *runner) evaluate(ctx context.Context, slot int, j job) (rec results.Rec
 	if timeout <= 0 {
 		timeout = t.DefaultTimeout()
 	}
+	binds, root := r.binds(ws), ""
+	if prep.image {
+		binds, root = prep.binds, filepath.Join(ws, imageRoot)
+	}
 	res := r.box.Run(ctx, sandbox.Command{
-		Path:     r.python,
+		Path:     r.pythons[t.ID].executable,
 		Args:     prep.args,
 		Dir:      prep.dir,
-		Env:      append(r.env(ws), prep.env...),
+		Env:      append(r.env(ws, r.pythons[t.ID].executable), prep.env...),
 		Limits:   sandbox.DefaultLimits(timeout),
 		Slot:     slot,
 		Writable: ws,
+		Binds:    binds,
+		Root:     root,
+		RootDir:  prep.rootDir,
 	})
 	if res.Canceled {
 		return rec, false
@@ -85,14 +92,38 @@ func (r *runner) evaluate(ctx context.Context, slot int, j job) (rec results.Rec
 	return rec, true
 }
 
-// env is the complete environment of a test run in workspace ws.
-func (r *runner) env(ws string) []string {
-	return []string{
-		"PATH=" + filepath.Dir(r.python) + ":/usr/local/bin:/usr/bin:/bin",
-		"HOME=" + filepath.Join(ws, "home"),
-		"TMPDIR=" + filepath.Join(ws, "tmp"),
+// binds are the mounts of a run in workspace ws where the sandbox gives
+// runs a mount namespace: ws/home over /root, the home of the benchmarks'
+// Docker images (whose user is root), and ws/tmp over /tmp unless the
+// workspace lies there.
+func (r *runner) binds(ws string) []sandbox.Bind {
+	if !r.box.Isolation().Binds() {
+		return nil
+	}
+	b := []sandbox.Bind{{Source: filepath.Join(ws, "home"), Target: "/root"}}
+	if !r.wsInTmp {
+		b = append(b, sandbox.Bind{Source: filepath.Join(ws, "tmp"), Target: "/tmp"})
+	}
+	return b
+}
+
+// env is the complete environment of a test run in workspace ws with the
+// interpreter python: as in the benchmarks' images, PYTHONHASHSEED=0 and,
+// where binds place the workspace's home and temporary folders at /root and
+// /tmp, HOME=/root and no TMPDIR.
+func (r *runner) env(ws, python string) []string {
+	home, tmp := filepath.Join(ws, "home"), []string{"TMPDIR=" + filepath.Join(ws, "tmp")}
+	if r.box.Isolation().Binds() {
+		home = "/root"
+		if !r.wsInTmp {
+			tmp = nil // /tmp, the sample's own
+		}
+	}
+	return append(tmp, []string{
+		"PATH=" + filepath.Dir(python) + ":/usr/local/bin:/usr/bin:/bin",
+		"HOME=" + home,
 		"LANG=C.UTF-8", "LC_ALL=C.UTF-8", "COLUMNS=400",
 		"PYTHONDONTWRITEBYTECODE=1", "PYTHONHASHSEED=0", "PYTHONNOUSERSITE=1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1",
 		"OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1", "MKL_NUM_THREADS=1",
-	}
+	}...)
 }

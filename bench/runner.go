@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -43,8 +44,13 @@ type Config struct {
 	Workers int
 	// Timeout per test (default: the benchmark's, 120 s / 30 s).
 	Timeout time.Duration
-	// Python is the interpreter to test with (default python3).
+	// Python is the interpreter to test with (default python3) where Envs
+	// has no environment for the task's project.
 	Python string
+	// Envs is the folder of the per-project environments made by
+	// envs.Setup; each task runs with its project's one when it is there.
+	// Empty: Python for every task.
+	Envs string
 	// Tasks restricts the run to these task ids (all when empty).
 	Tasks []string
 	// WorkDir is where workspaces are made (default: the temp folder).
@@ -77,12 +83,17 @@ type job struct {
 type runner struct {
 	cfg      Config
 	box      *sandbox.Sandbox
-	python   string
+	pythons  map[string]pythonInfo // task id -> its interpreter
 	outputs  string
 	workRoot string
 	roots    map[string]string // task id -> repository root
 	rootErr  map[string]error  // task id -> why it cannot be tested
 	store    *results.Store
+	// wsInTmp: the workspaces lie under /tmp, which then cannot be bound.
+	wsInTmp bool
+	// image: RepoExec runs get a root of their own laid out as the
+	// benchmark's image (/input, /output, /package, /root, /tmp).
+	image bool
 }
 
 // Run evaluates cfg's samples and writes the results folder.
@@ -127,11 +138,11 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	}
 
 	r := &runner{cfg: cfg, roots: map[string]string{}, rootErr: map[string]error{}}
-	py, err := resolvePython(cfg.Python)
+	reach, desc, err := r.choosePythons(tasks)
 	if err != nil {
 		return nil, err
 	}
-	r.python, meta.Python = py.executable, py.version
+	meta.Python = desc
 	r.outputs = cfg.Outputs
 	if r.outputs == "" {
 		r.outputs = cfg.Data
@@ -150,7 +161,7 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 			r.roots[t.ID] = root
 		}
 	}
-	if r.box, err = sandbox.New(py.reach...); err != nil {
+	if r.box, err = sandbox.New(reach...); err != nil {
 		return nil, err
 	}
 	defer r.box.Close()
@@ -159,9 +170,15 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	for _, w := range meta.Warnings {
 		fmt.Fprintln(cfg.Log, "sandbox warning:", w)
 	}
-	if r.workRoot, err = sandbox.WorkRoot(cfg.WorkDir); err != nil {
+	parent := cfg.WorkDir
+	if parent == "" && r.box.Isolation().Binds() && dirExists("/var/tmp") {
+		parent = "/var/tmp" // /tmp is bound over in the runs
+	}
+	if r.workRoot, err = sandbox.WorkRoot(parent); err != nil {
 		return nil, err
 	}
+	r.wsInTmp = r.workRoot == "/tmp" || strings.HasPrefix(r.workRoot, "/tmp/")
+	r.image = r.box.Isolation().Mounts && !r.wsInTmp
 	if !cfg.Keep {
 		defer os.RemoveAll(r.workRoot)
 	}

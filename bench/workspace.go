@@ -11,6 +11,7 @@ import (
 	"actor/bench/candidate"
 	"actor/bench/dataset"
 	"actor/bench/pysrc"
+	"actor/bench/sandbox"
 )
 
 // testFileName is the file a RepoExec test program is written to, inside
@@ -29,7 +30,16 @@ type prepared struct {
 	dir  string   // working directory of the test
 	args []string // interpreter arguments
 	env  []string // extra environment
+	// image: the run gets a root of its own laid out as the benchmark's
+	// image: binds are its mounts and rootDir its working directory.
+	image   bool
+	binds   []sandbox.Bind
+	rootDir string
 }
+
+// imageRoot is the folder of a workspace on which a run's own root is
+// built.
+const imageRoot = ".root"
 
 // prepare builds the workspace of one sample in ws: a copy of the task's
 // repository with fn in place of the gold function, and the test to run.
@@ -78,10 +88,12 @@ func (r *runner) prepareProgram(ws string, t *dataset.Task, root, fn string) (*p
 			return nil, err
 		}
 	}
-	program = prefixRe.ReplaceAllString(program, "${1}"+filepath.ToSlash(ws)+"/${2}/")
+	if !r.image {
+		program = prefixRe.ReplaceAllString(program, "${1}"+filepath.ToSlash(ws)+"/${2}/")
+	}
 	parts := strings.Split(t.Module, ".")
-	pkg := filepath.Join(append([]string{proj}, parts[:len(parts)-1]...)...)
-	testFile := filepath.Join(pkg, testFileName)
+	pkg := filepath.Join(parts[:len(parts)-1]...)
+	testFile := filepath.Join(proj, pkg, testFileName)
 	if err := os.WriteFile(testFile, []byte(program), 0o644); err != nil {
 		return nil, err
 	}
@@ -89,11 +101,31 @@ func (r *runner) prepareProgram(ws string, t *dataset.Task, root, fn string) (*p
 	if err := os.WriteFile(ini, []byte("[pytest]\n"), 0o644); err != nil {
 		return nil, err
 	}
-	return &prepared{
-		dir: proj,
-		args: []string{"-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "--noconftest",
-			"-c", ini, "--rootdir", proj, testFile},
-	}, nil
+	p := &prepared{dir: proj}
+	if r.image {
+		// As in the benchmark's image: the sources at /input, the expected
+		// outputs at /output, the project at /package (the working
+		// directory), root's home and /tmp the sample's own.
+		if err := os.MkdirAll(filepath.Join(ws, imageRoot), 0o755); err != nil {
+			return nil, err
+		}
+		in := "/input/" + strings.Trim(filepath.ToSlash(t.Project), "/")
+		p.image, p.dir, p.rootDir, proj = true, ws, "/package", in
+		testFile = filepath.Join(in, pkg, testFileName)
+		p.binds = []sandbox.Bind{
+			{Source: filepath.Join(ws, "input"), Target: "/input"},
+			{Source: filepath.Join(ws, "output"), Target: "/output"},
+			{Source: filepath.Join(ws, "input", filepath.FromSlash(t.Project)), Target: "/package"},
+			{Source: filepath.Join(ws, "home"), Target: "/root"},
+			{Source: filepath.Join(ws, "tmp"), Target: "/tmp"},
+		}
+		if err := os.MkdirAll(filepath.Join(ws, "output"), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	p.args = []string{"-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "--noconftest",
+		"-c", ini, "--rootdir", proj, testFile}
+	return p, nil
 }
 
 // prepareRunFile sets up a CoderEval sample: the project copied to ws/repo

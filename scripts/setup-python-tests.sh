@@ -1,4 +1,9 @@
 #!/usr/bin/env bash
+# Superseded for RepoExec by `actor bench setup` (one locked Python 3.10
+# environment per project, bench/envs/README.md), which the harness picks by
+# itself; this script stays for a quick single environment of the current
+# interpreter, whose versions are whatever pip resolves today.
+#
 # Installs what the benchmark tests import into the Python interpreter that
 # `actor bench run --python` uses: pytest, numpy and timeout_decorator
 # (RepoExec's test programs import all three), and the runtime requirements

@@ -194,6 +194,7 @@ func envOr(key, def string) string {
 func FuzzLoad(f *testing.F) {
 	f.Add([]byte(goodRow+"\n{\n"), false)
 	f.Add([]byte("[\n"+goodRow+",\n{\"id\": 2}]"), false)
+	f.Add([]byte(publishedRow+"\n"+strings.Replace(publishedRow, "540", "\"540\"", 1)+"\n"), false)
 	f.Add([]byte(`{"RECORDS": [{"_id": "a", "name": "f", "project": "p", "file_path": "f.py", "lineno": "1", "end_lineno": 2, "code": "def f(): pass"}]}`), true)
 	f.Fuzz(func(t *testing.T, data []byte, codereval bool) {
 		const file = "rows.jsonl"

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
@@ -20,7 +21,9 @@ const (
 	// writableEnv names the folder that stays writable when the helper
 	// makes the rest of the file system read-only.
 	writableEnv = "ACTOR_SANDBOX_WRITABLE"
-	probeArg    = "--probe"
+	// mountsEnv holds the run's mountPlan as JSON.
+	mountsEnv = "ACTOR_SANDBOX_MOUNTS"
+	probeArg  = "--probe"
 	// statusFD is the pipe on which a helper running as a PID namespace's
 	// init reports how the command ended.
 	statusFD = 3
@@ -45,8 +48,22 @@ func helperMain(encoded string) {
 	if err != nil {
 		fail(err)
 	}
+	var plan mountPlan
+	if v := os.Getenv(mountsEnv); v != "" {
+		if err := json.Unmarshal([]byte(v), &plan); err != nil {
+			fail(fmt.Errorf("bad %s: %v", mountsEnv, err))
+		}
+		if plan.Root != "" {
+			err = ownRoot(plan)
+		} else {
+			err = bindMounts(plan.Binds)
+		}
+		if err != nil {
+			fail(err)
+		}
+	}
 	if dir := os.Getenv(writableEnv); dir != "" {
-		if err := readOnlyExcept(dir); err != nil {
+		if err := readOnlyExcept(dir, plan.Binds); err != nil {
 			fail(err)
 		}
 		// The command must not be able to undo the read-only mounts.
@@ -68,7 +85,7 @@ func helperMain(encoded string) {
 	}
 	env := make([]string, 0, len(os.Environ()))
 	for _, e := range os.Environ() {
-		if !strings.HasPrefix(e, limitsEnv+"=") && !strings.HasPrefix(e, writableEnv+"=") {
+		if !strings.HasPrefix(e, limitsEnv+"=") && !strings.HasPrefix(e, writableEnv+"=") && !strings.HasPrefix(e, mountsEnv+"=") {
 			env = append(env, e)
 		}
 	}
@@ -109,27 +126,51 @@ func runInit(path string, argv, env []string) {
 	}
 }
 
+// bindMounts makes the helper's mount namespace private and mounts each
+// bind's source over its target; the working directory is entered again.
+func bindMounts(binds []Bind) error {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("make mounts private: %v", err)
+	}
+	for _, b := range binds {
+		if err := unix.Mount(b.Source, b.Target, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("bind %s over %s: %v", b.Source, b.Target, err)
+		}
+	}
+	return unix.Chdir(cwd)
+}
+
 // readOnlyExcept makes every mount of the helper's (private) mount
 // namespace read-only, except dir, which is bind-mounted onto itself and
-// stays writable; the working directory is entered again so that it refers
-// to the writable mount.
-func readOnlyExcept(dir string) error {
+// stays writable, and the binds' targets, which stay writable as well; the
+// working directory is entered again so that it refers to the writable
+// mount.
+func readOnlyExcept(dir string, binds []Bind) error {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return err
 	}
 	ro := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
 	rw := &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}
-	steps := []struct {
+	type step struct {
 		what string
 		do   func() error
-	}{
+	}
+	steps := []step{
 		{"make mounts private", func() error { return unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, "") }},
 		{"bind " + dir, func() error { return unix.Mount(dir, dir, "", unix.MS_BIND|unix.MS_REC, "") }},
 		{"make / read-only", func() error { return unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, ro) }},
 		{"make " + dir + " writable", func() error { return unix.MountSetattr(unix.AT_FDCWD, dir, unix.AT_RECURSIVE, rw) }},
-		{"enter " + cwd, func() error { return unix.Chdir(cwd) }},
 	}
+	for _, b := range binds {
+		target := b.Target
+		steps = append(steps, step{"make " + target + " writable", func() error { return unix.MountSetattr(unix.AT_FDCWD, target, unix.AT_RECURSIVE, rw) }})
+	}
+	steps = append(steps, step{"enter " + cwd, func() error { return unix.Chdir(cwd) }})
 	for _, s := range steps {
 		if err := s.do(); err != nil {
 			return fmt.Errorf("%s: %v", s.what, err)

@@ -12,6 +12,7 @@ package sandbox
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -80,6 +81,19 @@ type Isolation struct {
 	// command's Writable folder is read-only (used without UID, which
 	// protects files on its own).
 	ReadOnly bool
+	// Mounts: runs in a mount namespace of its own (with UID and User),
+	// where the command's Binds are mounted.
+	Mounts bool
+}
+
+// Binds reports whether commands may give Binds: the run has a mount
+// namespace of its own.
+func (i Isolation) Binds() bool { return i.Mounts || i.ReadOnly }
+
+// Bind mounts the folder Source over the existing folder Target for one
+// run, inside its mount namespace (e.g. a workspace folder over /root).
+type Bind struct {
+	Source, Target string
 }
 
 // ProtectsFiles reports whether candidates cannot modify files outside the
@@ -103,6 +117,15 @@ type Command struct {
 	// Writable is the folder the command may change under ReadOnly
 	// isolation (default Dir).
 	Writable string
+	// Binds are mounted for this run only (Isolation.Binds must hold).
+	// Dir must not lie under a Target.
+	Binds []Bind
+	// Root, a folder inside Writable, is where the run's own root file
+	// system is built (Isolation.Mounts must hold): a tmpfs holding the
+	// machine's top-level folders, bound in, and the Binds, whose targets
+	// need not exist on the machine (e.g. /package); the command then runs
+	// chrooted there, in RootDir (default /).
+	Root, RootDir string
 }
 
 // Result is what happened to a run.
@@ -168,6 +191,7 @@ func New(reach ...string) (*Sandbox, error) {
 			}
 		}
 		tries = []Isolation{
+			{UID: true, User: true, Network: true, PID: true, Mounts: true},
 			{UID: true, User: true, Network: true, PID: true},
 			{UID: true, Network: true, PID: true},
 			{UID: true, Network: true},
@@ -177,7 +201,7 @@ func New(reach ...string) (*Sandbox, error) {
 		}
 		for _, p := range reach {
 			if !worldReadable(p) {
-				tries = tries[1:]
+				tries = tries[2:]
 				s.warnings = append(s.warnings, fmt.Sprintf("%s is not reachable by other users: candidates run as an unprivileged user id, not as root in a user namespace, so tests that expect to run as root fail", p))
 				break
 			}
@@ -306,7 +330,23 @@ func (s *Sandbox) probe() error {
 	if err := s.Own(dir, 0); err != nil {
 		return err
 	}
-	r := s.Run(context.Background(), Command{Path: probeArg, Dir: dir, Limits: DefaultLimits(20 * time.Second)})
+	c := Command{Path: probeArg, Dir: dir, Limits: DefaultLimits(20 * time.Second)}
+	if s.iso.Binds() {
+		sub := filepath.Join(dir, "bind")
+		if err := os.Mkdir(sub, 0o755); err != nil {
+			return err
+		}
+		c.Binds = []Bind{{Source: sub, Target: sub}}
+	}
+	if s.iso.Mounts {
+		c.Root = filepath.Join(dir, "root")
+		if err := os.Mkdir(c.Root, 0o755); err != nil {
+			return err
+		}
+		c.Binds = append(c.Binds, Bind{Source: dir, Target: "/actor-probe"})
+		c.RootDir = "/actor-probe"
+	}
+	r := s.Run(context.Background(), c)
 	if r.Err != nil {
 		return r.Err
 	}
@@ -329,6 +369,16 @@ func (s *Sandbox) Run(ctx context.Context, c Command) Result {
 		lim.Processes += uint64(countUID(os.Getuid()))
 	}
 	env := append(append([]string{}, c.Env...), limitsEnv+"="+encodeRlimits(lim))
+	if len(c.Binds) > 0 || c.Root != "" {
+		if !s.iso.Binds() || c.Root != "" && !s.iso.Mounts {
+			return Result{Exit: -1, Err: errors.New("sandbox: binds and a root of the run's own need a mount namespace, unavailable here")}
+		}
+		b, err := json.Marshal(mountPlan{Binds: c.Binds, Root: c.Root, Dir: c.RootDir})
+		if err != nil {
+			return Result{Exit: -1, Err: err}
+		}
+		env = append(env, mountsEnv+"="+string(b))
+	}
 	if s.iso.ReadOnly {
 		w := c.Writable
 		if w == "" {
@@ -451,7 +501,7 @@ func (s *Sandbox) attr(slot int) *syscall.SysProcAttr {
 	if s.iso.PID {
 		a.Cloneflags |= syscall.CLONE_NEWPID
 	}
-	if s.iso.ReadOnly {
+	if s.iso.Binds() {
 		a.Cloneflags |= syscall.CLONE_NEWNS
 	}
 	switch {

@@ -323,7 +323,7 @@ func TestRlimitEncoding(t *testing.T) {
 func TestModes(t *testing.T) {
 	modes := []Isolation{{Network: true, PID: true}, {User: true, Network: true, PID: true, ReadOnly: true}, {User: true, Network: true, PID: true}, {User: true}, {}}
 	if os.Geteuid() == 0 {
-		modes = append(modes, Isolation{UID: true, User: true, Network: true, PID: true}, Isolation{UID: true, Network: true, PID: true}, Isolation{UID: true})
+		modes = append(modes, Isolation{UID: true, User: true, Network: true, PID: true, Mounts: true}, Isolation{UID: true, User: true, Network: true, PID: true}, Isolation{UID: true, Network: true, PID: true}, Isolation{UID: true})
 	}
 	for _, iso := range modes {
 		s := &Sandbox{exe: box.exe, iso: iso}
@@ -393,6 +393,75 @@ func TestModes(t *testing.T) {
 				t.Fatalf("processes survived: %s", out)
 			}
 		})
+	}
+}
+
+// TestBinds mounts a run's folder over /root in every mode with a mount
+// namespace: the run writes there, the real /root is untouched, and a mode
+// without one refuses binds.
+func TestBinds(t *testing.T) {
+	modes := []Isolation{{User: true, Network: true, PID: true, ReadOnly: true}, {Network: true, PID: true}}
+	if os.Geteuid() == 0 {
+		modes = append(modes, Isolation{UID: true, User: true, Network: true, PID: true, Mounts: true})
+	}
+	tested := 0
+	for _, iso := range modes {
+		s := &Sandbox{exe: box.exe, iso: iso}
+		defer s.Close()
+		if err := s.probe(); err != nil {
+			t.Logf("%+v unavailable here: %v", iso, err)
+			continue
+		}
+		t.Run(fmt.Sprintf("%+v", iso), func(t *testing.T) {
+			dir := tempRoot(t)
+			home := filepath.Join(dir, "home")
+			os.Mkdir(home, 0o755)
+			s.Own(dir, 1)
+			c := Command{Path: "/bin/sh", Args: []string{"-c", "echo made > /root/actor-bind-probe && cat /root/actor-bind-probe"},
+				Dir: dir, Writable: dir, Limits: DefaultLimits(10 * time.Second), Slot: 1, Binds: []Bind{{Source: home, Target: "/root"}}}
+			r := s.Run(context.Background(), c)
+			if !iso.Binds() {
+				if r.Err == nil || !strings.Contains(r.Err.Error(), "mount namespace") {
+					t.Fatalf("binds without a mount namespace: %+v", r)
+				}
+				return
+			}
+			tested++
+			if !r.Passed() || string(r.Output) != "made\n" {
+				t.Fatalf("run: %+v %q", r, r.Output)
+			}
+			if b, err := os.ReadFile(filepath.Join(home, "actor-bind-probe")); err != nil || string(b) != "made\n" {
+				t.Fatalf("the write did not land in the bound folder: %v", err)
+			}
+			if _, err := os.Stat("/root/actor-bind-probe"); err == nil {
+				t.Fatal("the write landed in the real /root")
+			}
+			if !iso.Mounts {
+				return
+			}
+			// A root of the run's own: a folder at a path the machine lacks
+			// as the working directory, and / writable for the run only.
+			pkg := filepath.Join(dir, "pkg")
+			os.Mkdir(pkg, 0o755)
+			os.WriteFile(filepath.Join(pkg, "mark"), []byte("m"), 0o644)
+			os.Mkdir(filepath.Join(dir, "newroot"), 0o755)
+			s.Own(dir, 1)
+			c.Args = []string{"-c", "pwd; cat mark; echo; touch /actor-made-at-root && echo made-at-root; id -u; cat /root/actor-bind-probe"}
+			c.Binds = append(c.Binds, Bind{Source: pkg, Target: "/actor-package"})
+			c.Root, c.RootDir = filepath.Join(dir, "newroot"), "/actor-package"
+			r = s.Run(context.Background(), c)
+			if want := "/actor-package\nm\nmade-at-root\n0\nmade\n"; !r.Passed() || string(r.Output) != want {
+				t.Fatalf("own root: %+v %q, want %q", r, r.Output, want)
+			}
+			for _, p := range []string{"/actor-package", "/actor-made-at-root"} {
+				if _, err := os.Stat(p); err == nil {
+					t.Fatalf("%s appeared on the machine", p)
+				}
+			}
+		})
+	}
+	if tested == 0 && os.Getenv("ACTOR_REQUIRE_SANDBOX") == "1" {
+		t.Error("no mode with a mount namespace here")
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"actor/bench"
+	"actor/bench/envs"
 	"actor/bench/results"
 
 	"github.com/spf13/cobra"
@@ -37,7 +38,12 @@ otherwise everything outside the sample's folder is mounted read-only).
 RepoExec: the gold function is replaced in the module file and in the task's
 test program, which runs under pytest from the module's package folder; the
 /input/ and /output/ prefixes point into the workspace (expected outputs come
-from --outputs, default DATA/test_output). CoderEval: the function at
+from --outputs, default DATA/test_output). Each task runs with its project's
+environment in --envs (actor bench setup), else with --python. As in the
+benchmark's image: PYTHONHASHSEED=0, root inside a user namespace, and where
+the sandbox has a mount namespace HOME=/root and /tmp, both the sample's own
+folders bound there. DATA may be RepoExec's data_with_test_case folder as
+published (every pass_data.jsonl), its Hugging Face export or a tasks.jsonl. CoderEval: the function at
 file_path:lineno is replaced and the file (or its *_passk_validte.py twin)
 runs with python.
 
@@ -53,6 +59,9 @@ as harness errors, such as a missing repository, are tried again).`,
 		}
 		if cfg.Gold == (cfg.Predictions != "") {
 			return fmt.Errorf("give exactly one of --predictions and --gold")
+		}
+		if f := cmd.Flags(); f.Changed("python") && !f.Changed("envs") {
+			cfg.Envs = "" // an explicit interpreter for every task
 		}
 		cfg.Command = "actor " + strings.Join(os.Args[1:], " ")
 		cfg.Log = cmd.ErrOrStderr()
@@ -101,7 +110,8 @@ func init() {
 	f.StringVar(&c.Out, "out", "", "results folder (reuse it to resume)")
 	f.IntVar(&c.Workers, "workers", 0, "tests run at once (default: number of CPUs)")
 	f.DurationVar(&c.Timeout, "timeout", 0, "time limit per test (default: RepoExec 120s, CoderEval 30s)")
-	f.StringVar(&c.Python, "python", "python3", "Python interpreter with the test dependencies (scripts/setup-python-tests.sh)")
+	f.StringVar(&c.Python, "python", "python3", "Python interpreter for the tasks without an environment in --envs (alone: for every task)")
+	f.StringVar(&c.Envs, "envs", envs.DefaultDir(), "per-project test environments (actor bench setup); each task runs with its project's")
 	f.StringSliceVar(&c.Tasks, "task", nil, "only these task ids (repeatable, comma-separated)")
 	f.StringVar(&c.WorkDir, "workdir", "", "where per-sample workspaces are made (default: system temp folder)")
 	f.BoolVar(&c.Keep, "keep", false, "keep the workspaces for inspection")

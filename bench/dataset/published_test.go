@@ -1,0 +1,92 @@
+package dataset
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"actor/internal/testsupport"
+)
+
+// publishedRow is a row as RepoExec's data_with_test_case/*/pass_data.jsonl
+// files write it: problem_ids an integer, test_list the test functions.
+const publishedRow = `{"problem_ids": 540, "project": "test-apps/PySnooper", "focal_function": "def normalize_repr(item_repr):\n    \"\"\"Remove memory address (0x...) from a default python repr\"\"\"\n    return DEFAULT_REPR_RE.sub('', item_repr)", "module": "pysnooper.utils", "code": "import re\n", "entry_point": "normalize_repr", "test": "import sys\nsys.path.insert(1, \"/input/test-apps/PySnooper\")\ndef test_0():\n    assert normalize_repr(repr(set())) == \"set()\"\n", "test_list": ["def test_0():\n    assert normalize_repr(repr(set())) == \"set()\""]}`
+
+// TestPublishedLayout loads a folder laid out as RepoExec's
+// data_with_test_case: one folder per project, its pass_data.jsonl read (at
+// any depth, in path order) and its failed_data.jsonl (tasks whose gold
+// failed when the benchmark was made) and test_output pickles left alone.
+func TestPublishedLayout(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"test-apps+PySnooper/test_output/pysnooper+utils/normalize_repr", "test-apps+black+src"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testsupport.WriteFile(t, dir, "test-apps+PySnooper/pass_data.jsonl", publishedRow+"\n")
+	testsupport.WriteFile(t, dir, "test-apps+PySnooper/failed_data.jsonl", strings.Replace(publishedRow, "540", "541", 1)+"\n")
+	testsupport.WriteFile(t, dir, "test-apps+PySnooper/test_output/pysnooper+utils/normalize_repr/test_0", "I3\n.")
+	black := strings.NewReplacer("540", "7", "PySnooper", "black/src").Replace(publishedRow)
+	testsupport.WriteFile(t, dir, "test-apps+black+src/pass_data.jsonl", black+"\n{not json\n")
+	set, err := Load(RepoExec, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Tasks) != 2 || set.Tasks[0].ID != "540" || set.Tasks[1].ID != "7" || set.Tasks[1].Project != "test-apps/black/src" {
+		t.Fatalf("tasks %+v", set.Tasks)
+	}
+	if len(set.Files) != 2 || filepath.Base(set.Files[0]) != "pass_data.jsonl" {
+		t.Errorf("files %v", set.Files)
+	}
+	want := filepath.Join(dir, "test-apps+black+src", "pass_data.jsonl") + ":2: not a valid JSON value"
+	if len(set.Errors) != 1 || set.Errors[0].Error() != want {
+		t.Errorf("errors %v, want [%s]", set.Errors, want)
+	}
+	p := set.Tasks[0].Prompt
+	if p != "def normalize_repr(item_repr):\n    \"\"\"Remove memory address (0x...) from a default python repr\"\"\"\n" {
+		t.Errorf("prompt %q", p)
+	}
+}
+
+// TestPublishedData loads RepoExec's data_with_test_case folder as
+// published, when it is here ($ACTOR_REPOEXEC_DATA, default
+// /work/data/repoexec/data_with_test_case): 430 rows of 23 projects, none
+// malformed, the 68 development tasks among them.
+func TestPublishedData(t *testing.T) {
+	dir := envOr("ACTOR_REPOEXEC_DATA", "/work/data/repoexec/data_with_test_case")
+	if !exists(dir) {
+		t.Skipf("RepoExec's data_with_test_case absent at %s (set ACTOR_REPOEXEC_DATA)", dir)
+	}
+	set, err := Load(RepoExec, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	projects := map[string]int{}
+	for _, task := range set.Tasks {
+		projects[task.Project]++
+	}
+	if len(set.Tasks) != 430 || len(set.Errors) != 0 || len(projects) != 23 {
+		t.Fatalf("%d tasks of %d projects, errors %v", len(set.Tasks), len(projects), set.Errors)
+	}
+	dev := envOr("ACTOR_REPOEXEC_DEV", "../../../shared/data/repoexec-dev")
+	if !exists(filepath.Join(dev, "tasks.jsonl")) {
+		return
+	}
+	devSet, err := Load(RepoExec, dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range devSet.Tasks {
+		// The development rows carry problem_ids next to their task_id.
+		var found *Task
+		for i := range set.Tasks {
+			if set.Tasks[i].Project == d.Project && set.Tasks[i].Module == d.Module && set.Tasks[i].EntryPoint == d.EntryPoint {
+				found = &set.Tasks[i]
+			}
+		}
+		if found == nil || found.Gold != d.Gold || found.Test != d.Test {
+			t.Errorf("dev task %s (%s.%s) is not a published row", d.ID, d.Module, d.EntryPoint)
+		}
+	}
+}

@@ -1,0 +1,175 @@
+package envs
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestName(t *testing.T) {
+	for in, want := range map[string]string{
+		"test-apps/black/src": "black+src", "test-apps/flutils": "flutils", "/test-apps/pyMonet/": "pyMonet", "owner/proj": "owner+proj",
+	} {
+		if got := Name(in); got != want {
+			t.Errorf("Name(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestParseInErrors(t *testing.T) {
+	for _, c := range []struct{ file, text, want string }{
+		{"x.in", "pytest\n", "x.in: no \"# project: PATH\" line"},
+		{"x.in", "# project: test-apps/x\npytest ; python_version<'3'\n", "x.in:2: \"pytest ; python_version<'3'\" is not a plain requirement"},
+		{"y.in", "# project: test-apps/x\npytest\n", "y.in: project test-apps/x should be in x.in"},
+		{"x.in", "# project: test-apps/x\n# dropped: a==1: why\n", "x.in: no requirement"},
+	} {
+		if _, err := ParseIn(c.file, []byte(c.text)); err == nil || err.Error() != c.want {
+			t.Errorf("%q: error %v, want %q", c.text, err, c.want)
+		}
+	}
+	s, err := ParseIn("black+src.in", []byte("# project: test-apps/black/src\n# dropped: a==1: no wheel\n\nregex==2023.10.3\npytest\n"))
+	if err != nil || s.Project != "test-apps/black/src" || len(s.Requirements) != 2 || len(s.Dropped) != 1 || s.Dropped[0] != "a==1: no wheel" {
+		t.Fatalf("%+v %v", s, err)
+	}
+}
+
+// lockPin reads "name==version \" lines of a lock file.
+var lockPin = regexp.MustCompile(`^([A-Za-z0-9._-]+)==([^ \\]+)`)
+
+// normalize writes a package name as PEP 503 does.
+func normalize(name string) string {
+	return strings.ToLower(regexp.MustCompile(`[-_.]+`).ReplaceAllString(name, "-"))
+}
+
+// TestLocks checks the built-in specs: one per RepoExec project, each with
+// a lock that pins every package of its .in at the .in's version, every
+// pin with its hashes, resolved with the settings of CompileArgs.
+func TestLocks(t *testing.T) {
+	specs, err := Specs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(specs) != 23 {
+		t.Fatalf("%d specs, want 23 (the RepoExec projects with tasks)", len(specs))
+	}
+	for _, s := range specs {
+		if len(s.Lock) == 0 {
+			t.Errorf("%s: no lock file", s.Name)
+			continue
+		}
+		locked := map[string]string{}
+		sc := bufio.NewScanner(strings.NewReader(string(s.Lock)))
+		var last string
+		for sc.Scan() {
+			line := sc.Text()
+			if m := lockPin.FindStringSubmatch(line); m != nil {
+				if last != "" {
+					t.Errorf("%s: %s has no hash", s.Name, last)
+				}
+				locked[normalize(m[1])], last = m[2], m[1]
+			} else if strings.Contains(line, "--hash=sha256:") {
+				last = ""
+			}
+		}
+		for _, r := range s.Requirements {
+			name := r[:strings.IndexAny(r+"=", "=<>!~")]
+			_, version, pinned := strings.Cut(r, "==")
+			got, ok := locked[normalize(name)]
+			if !ok || pinned && got != version {
+				t.Errorf("%s: requirement %s locked as %q", s.Name, r, got)
+			}
+		}
+		for _, want := range []string{"pytest", "numpy", "timeout-decorator"} {
+			if locked[want] == "" {
+				t.Errorf("%s: %s not locked", s.Name, want)
+			}
+		}
+	}
+}
+
+// TestSpecsFollowPackageTxt checks each .in against its project's
+// package.txt (in the codamosa test-apps folder, when here): the same pins,
+// less those listed as dropped.
+func TestSpecsFollowPackageTxt(t *testing.T) {
+	repos := os.Getenv("ACTOR_REPOS")
+	if repos == "" {
+		repos = "/work/data"
+	}
+	specs, err := Specs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, s := range specs {
+		b, err := os.ReadFile(filepath.Join(repos, filepath.FromSlash(s.Project), "package.txt"))
+		if err != nil {
+			continue
+		}
+		checked++
+		want := map[string]bool{}
+		for _, l := range strings.Split(string(b), "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				want[l] = true
+			}
+		}
+		for _, d := range s.Dropped {
+			pin, _, _ := strings.Cut(d, ":")
+			if !want[pin] {
+				t.Errorf("%s: dropped %s is not in package.txt", s.Name, pin)
+			}
+			delete(want, pin)
+		}
+		added := map[string]bool{}
+		for _, a := range s.Added {
+			req, _, _ := strings.Cut(a, ": ")
+			added[req] = true
+			if !contains(s.Requirements, req) {
+				t.Errorf("%s: added %s is not required", s.Name, req)
+			}
+		}
+		for _, r := range s.Requirements {
+			if strings.ContainsAny(r, "=<>") && !want[r] && !added[r] {
+				t.Errorf("%s: %s is neither a package.txt pin nor listed as added", s.Name, r)
+			}
+			delete(want, r)
+		}
+		for pin := range want {
+			t.Errorf("%s: package.txt pin %s is neither required nor dropped", s.Name, pin)
+		}
+	}
+	if checked == 0 {
+		t.Skipf("no project's package.txt under %s (set ACTOR_REPOS to the folder holding test-apps)", repos)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestInterpreterNeedsAFinishedEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "flutils", "bin")
+	os.MkdirAll(bin, 0o755)
+	os.WriteFile(filepath.Join(bin, "python"), nil, 0o755)
+	if _, ok := Interpreter(dir, "test-apps/flutils"); ok {
+		t.Error("an environment without its stamp (an interrupted setup) was used")
+	}
+	os.WriteFile(filepath.Join(dir, "flutils", stampFile), []byte(stampOf([]byte("x"), "3.10.13")), 0o644)
+	if p, ok := Interpreter(dir, "test-apps/flutils"); !ok || p != filepath.Join(bin, "python") {
+		t.Errorf("Interpreter = %s %v", p, ok)
+	}
+	if _, err := selectSpecs([]Spec{{Name: "flutils"}}, []string{"test-apps/nope"}); err == nil || !strings.Contains(err.Error(), "test-apps/nope") {
+		t.Errorf("unknown project: %v", err)
+	}
+	if !reachable("/") || reachable(filepath.Join(dir, "missing")) {
+		t.Error("reachable")
+	}
+}
