@@ -12,19 +12,9 @@ the reason their last attempt stopped (eog, rule, max, context).
     python3 scripts/bench/flag_rate.py runs/dev-actor runs/dev-rawrag
 """
 
-import json
-import os
 import sys
 
-
-def rows(folder):
-    last = {}
-    with open(os.path.join(folder, "traces.jsonl")) as f:
-        for line in f:
-            if line.strip():
-                t = json.loads(line)
-                last[(t["task"], t["sample"])] = t
-    return list(last.values())
+from overhead import rows  # the last trace of each task/sample
 
 
 def main():
