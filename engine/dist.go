@@ -67,3 +67,18 @@ func exp32(x float32) float32 {
 	p := 1 + f*(1+f*(1.0/2+f*(1.0/6+f*(1.0/24+f*(1.0/120+f*(1.0/720))))))
 	return math.Float32frombits(math.Float32bits(p) + uint32(int32(n))<<23)
 }
+
+// KL is the Kullback–Leibler divergence KL(p ‖ q) in nats of the next-token
+// distributions softmax(p.Logits) and softmax(q.Logits), e.g. an exact
+// prediction p against an approximation q.
+func KL(p, q Prediction) float64 {
+	var kl float64
+	for i, v := range p.Logits {
+		lp := float64(v) - p.LogZ
+		if lp < -80 { // contributes below e^-80
+			continue
+		}
+		kl += math.Exp(lp) * (lp - (float64(q.Logits[i]) - q.LogZ))
+	}
+	return max(kl, 0)
+}

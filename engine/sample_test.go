@@ -118,3 +118,17 @@ func TestNucleusMatchesFullSort(t *testing.T) {
 		}
 	}
 }
+
+// KL of two three-token distributions, worked by hand: p = softmax(0, 0,
+// ln 2) = (1/4, 1/4, 1/2), q = uniform: Σ p log(p/q) = ½ log(3/4) +
+// ½ log(3/2) = ½ log(9/8).
+func TestKL(t *testing.T) {
+	p := newPrediction([]float32{0, 0, float32(math.Ln2)}, nil)
+	q := newPrediction([]float32{5, 5, 5}, nil)
+	if got, want := KL(p, q), 0.5*math.Log(9.0/8); math.Abs(got-want) > 1e-6 {
+		t.Errorf("KL = %g, want %g", got, want)
+	}
+	if got := KL(p, p); got != 0 {
+		t.Errorf("KL(p, p) = %g", got)
+	}
+}

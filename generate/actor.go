@@ -134,7 +134,7 @@ func (g *actor) Generate(t Target, sample int) (*Sample, error) {
 			c = &critical{g: g, t: t, cur: initial}
 			j = c
 		}
-		body, err := g.dec.run(a, initial.Text, smp, g.cfg, j)
+		body, err := g.dec.run(a, initial, smp, g.cfg, j)
 		if c != nil {
 			a.Triggers, a.ContextChanges, a.Judged = c.triggers, c.changes, c.judged
 			final = c.cur
@@ -157,43 +157,44 @@ type critical struct {
 
 func (c *critical) hidden() bool { return true }
 
-func (c *critical) check(i int, t int32, body string, pred *engine.Prediction, ev *TokenEvent) (string, error) {
+func (c *critical) check(i int, t int32, body string, pred *engine.Prediction, ev *TokenEvent) (retrieve.Prompt, error) {
 	tok := c.g.dec.tok
+	var same retrieve.Prompt
 	switch {
 	case i == 0:
 		ev.Skip = "first"
-		return "", nil
+		return same, nil
 	case tok.EOG(t):
 		ev.Skip = "eog"
-		return "", nil
+		return same, nil
 	case tok.IsWhitespace(t):
 		ev.Skip = "space"
-		return "", nil
+		return same, nil
 	}
 	c.judged++
 	if !c.critical(pred.Hidden, ev) {
-		return "", nil
+		return same, nil
 	}
 	c.triggers++
 	start := time.Now()
 	ev.Query = retrieve.ACToRQuery(c.t.Prompt, body+tok.Piece(t))
 	res, err := c.g.r.Retrieve(ev.Query, c.t.Exclusion)
 	if err != nil {
-		return "", err
+		return same, err
 	}
 	next, err := c.g.layout(res, c.t, c.cur.Blocks)
 	if err != nil {
-		return "", err
+		return same, err
 	}
 	ev.RetrieveMs = msSince(start)
 	ev.Before, ev.After = traceBlocks(c.cur.Blocks), traceBlocks(next.Blocks)
 	if c.g.same(next.Blocks, c.cur.Blocks) {
-		return "", nil
+		return same, nil
 	}
 	ev.Changed = true
 	c.changes++
 	c.cur = next
-	return next.Text, nil
+	return next, nil
 }
 
 // critical applies the ensemble to the hidden state: every member's

@@ -16,9 +16,12 @@ import (
 // swapSetup generates with ACToR on the tiny repository, a probe whose
 // members always say critical, and the switch retriever: the target prompt
 // retrieves shout (wrong), any critical token's query retrieves double.
-func swapSetup(t *testing.T) (*Decoder, *switchRetriever, *Sample, [][]int32, []engine.Prediction) {
+func swapSetup(t *testing.T, setup ...func(*Decoder)) (*Decoder, *switchRetriever, *Sample, [][]int32, []engine.Prediction) {
 	m, tok := loadTiny(t)
 	d := newDecoder(t, m, tok)
+	for _, f := range setup {
+		f(d)
+	}
 	c, err := ReadCorpus(testsupport.WriteTree(t, t.TempDir(), tinyRepo), index.WalkOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -49,7 +49,7 @@ func (g *oneShot) Generate(t Target, sample int) (*Sample, error) {
 	}
 	body, err := g.attempts(s, t, "generate", 0, g.cfg.Retries, func(a *Attempt, smp *engine.Sampler) (string, error) {
 		a.Query, a.Blocks, a.RetrieveMs = query, traceBlocks(prompt.Blocks), retrieveMs
-		return g.dec.run(a, prompt.Text, smp, g.cfg, nil)
+		return g.dec.run(a, prompt, smp, g.cfg, nil)
 	})
 	if err != nil {
 		return nil, err
@@ -94,7 +94,7 @@ func (g *repoCoder) Generate(t Target, sample int) (*Sample, error) {
 		}
 		body, err := g.attempts(s, t, stage, no, retries, func(a *Attempt, smp *engine.Sampler) (string, error) {
 			a.Query, a.Blocks, a.RetrieveMs = query, traceBlocks(p.Blocks), ms
-			return g.dec.run(a, p.Text, smp, g.cfg, nil)
+			return g.dec.run(a, p, smp, g.cfg, nil)
 		})
 		return body, p.Text, err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"actor/engine"
+	"actor/retrieve"
 	"actor/tokenizer"
 )
 
@@ -38,6 +39,20 @@ type Decoder struct {
 	// GenerateSamples); lane is the decoder's place among them.
 	batch *batcher
 	lane  int
+	// Blocks, when set, switches block KV reuse on: after a context change
+	// the new prompt's blocks are placed from this store instead of being
+	// computed (see BlockStore). Nil decodes every prompt exactly.
+	Blocks *BlockStore
+	// CheckReuse, with Blocks, also prefills every prompt after a context
+	// change exactly, in a session of its own, and records in the trace
+	// how far the placed blocks moved the prediction (TokenEvent.Reuse).
+	// For measuring the approximation: it costs exact ACToR's re-prefills.
+	CheckReuse bool
+	// scratch computes blocks alone for Blocks; placedTokens counts the
+	// block tokens this decoder placed from it; check is CheckReuse's
+	// session
+	scratch, check *engine.Session
+	placedTokens   int
 }
 
 // DefaultSessions is the number of KV caches a Decoder keeps: enough for
@@ -48,7 +63,8 @@ const DefaultSessions = 4
 type slot struct {
 	sess   *engine.Session
 	cached []int32
-	used   int // clock of the last use
+	spans  []tokenSpan // the blocks of cached's prompt (with Blocks set)
+	used   int         // clock of the last use
 }
 
 // Stats is the engine work done through a Decoder.
@@ -85,7 +101,12 @@ func (d *Decoder) Close() {
 	for _, s := range d.slots {
 		s.sess.Close()
 	}
-	d.slots, d.cur = nil, nil
+	for _, s := range []*engine.Session{d.scratch, d.check} {
+		if s != nil {
+			s.Close()
+		}
+	}
+	d.slots, d.cur, d.scratch, d.check = nil, nil, nil, nil
 }
 
 // Stats returns the work done so far.
@@ -141,21 +162,35 @@ func (d *Decoder) choose(seq []int32) (*slot, int) {
 	return lru, commonPrefix(lru.cached, seq)
 }
 
-func (d *Decoder) prefill(seq []int32) (engine.Prediction, error) {
+// prefill makes a cache hold seq and predicts the token after it. spans
+// are seq's blocks (with Blocks set); with place they are placed from the
+// store rather than computed (a prompt after a context change).
+func (d *Decoder) prefill(seq []int32, spans []tokenSpan, place bool) (engine.Prediction, error) {
 	s, _ := d.choose(seq)
+	if d.Blocks != nil {
+		if err := d.harvest(d.cur); err != nil {
+			return engine.Prediction{}, err
+		}
+	}
 	d.clock++
-	s.used, d.cur = d.clock, s
+	s.used, d.cur, s.spans = d.clock, s, spans
 	s.sess.Hidden = d.hidden
 	c0 := s.sess.Computed()
 	var p engine.Prediction
 	var err error
+	if place && d.Blocks != nil {
+		if err = d.place(s, seq, spans); err != nil {
+			s.cached, s.spans = s.sess.Tokens(), nil
+			return p, err
+		}
+	}
 	if d.batch != nil {
 		p, err = d.batch.do(d.lane, s.sess, seq)
 	} else {
 		p, err = s.sess.Prefill(seq)
 	}
 	if err != nil {
-		s.cached = s.sess.Tokens()
+		s.cached, s.spans = s.sess.Tokens(), nil
 		return p, err
 	}
 	d.stats.Prefills++
@@ -202,10 +237,10 @@ type judge interface {
 	// hidden reports whether check needs Prediction.Hidden.
 	hidden() bool
 	// check decides on token t, sampled at position i of the body from
-	// pred, after the body text so far; it fills ev. A non-empty prompt
+	// pred, after the body text so far; it fills ev. A prompt with text
 	// means the context changed: t is dropped and the position decoded
 	// again from prompt + the body's tokens (the replacement is not judged).
-	check(i int, t int32, body string, pred *engine.Prediction, ev *TokenEvent) (prompt string, err error)
+	check(i int, t int32, body string, pred *engine.Prediction, ev *TokenEvent) (prompt retrieve.Prompt, err error)
 }
 
 // modelPrompt is the text the model is given for prompt: with heal, a
@@ -221,7 +256,8 @@ func modelPrompt(prompt string, heal bool) string {
 // end-of-generation token, the stop rule, the token limit or a full
 // context. It records the attempt's events in a and returns the body, the
 // text that follows prompt.
-func (d *Decoder) run(a *Attempt, prompt string, smp *engine.Sampler, cfg Config, j judge) (string, error) {
+func (d *Decoder) run(a *Attempt, p retrieve.Prompt, smp *engine.Sampler, cfg Config, j judge) (string, error) {
+	prompt := p.Text
 	before := d.stats
 	start := time.Now()
 	// With healing the model writes the prompt's last newline itself: the
@@ -234,13 +270,13 @@ func (d *Decoder) run(a *Attempt, prompt string, smp *engine.Sampler, cfg Config
 		return string(text)
 	}
 	maxNew := cfg.MaxNewTokens
-	ids := d.tok.Encode(modelPrompt(prompt, healed), true)
+	ids, spans := d.encode(p, healed)
 	if len(ids) == 0 {
 		return "", errors.New("generate: the prompt is empty")
 	}
 	d.hidden = j != nil && j.hidden()
 	a.PromptTokens = len(ids)
-	pred, err := d.prefill(ids)
+	pred, err := d.prefill(ids, spans, false)
 	if err != nil {
 		return "", fmt.Errorf("generate: prompt of %d tokens: %w", len(ids), err)
 	}
@@ -263,16 +299,20 @@ func (d *Decoder) run(a *Attempt, prompt string, smp *engine.Sampler, cfg Config
 			if err != nil {
 				return "", err
 			}
-			if next != "" {
+			if next.Text != "" {
 				ev.Dropped = &TokenRef{ID: t, Text: d.tok.Piece(t)}
-				ids = d.tok.Encode(modelPrompt(next, healed), true)
+				ids, spans = d.encode(next, healed)
 				a.PromptTokens = len(ids)
-				p0, w0 := time.Now(), d.stats.Evaluated
-				if pred, err = d.prefill(append(slices.Clip(ids), gen...)); err != nil {
+				p0, w0, placed0 := time.Now(), d.stats.Evaluated, d.placedTokens
+				seq := append(slices.Clip(ids), gen...)
+				if pred, err = d.prefill(seq, spans, true); err != nil {
 					return d.stopOnFull(a, body(text), err, ev)
 				}
 				ev.PrefillMs, ev.Evaluated = msSince(p0), d.stats.Evaluated-w0
-				ev.Reprefilled = ev.Evaluated
+				ev.Reprefilled, ev.Placed = ev.Evaluated, d.placedTokens-placed0
+				if ev.Reuse, err = d.checkReuse(seq, pred); err != nil {
+					return d.stopOnFull(a, body(text), err, ev)
+				}
 				t = d.sample(smp, pred.Logits, text, cfg.BlankGuard)
 			}
 		}
@@ -306,6 +346,15 @@ func (d *Decoder) run(a *Attempt, prompt string, smp *engine.Sampler, cfg Config
 		ev.Ms = msSince(evStart)
 		a.Events = append(a.Events, ev)
 	}
+}
+
+// encode is the prompt's tokens and, when blocks are reused, its blocks'
+// token spans.
+func (d *Decoder) encode(p retrieve.Prompt, heal bool) ([]int32, []tokenSpan) {
+	if d.Blocks == nil {
+		return d.tok.Encode(modelPrompt(p.Text, heal), true), nil
+	}
+	return d.promptTokens(p, heal)
 }
 
 // maxBlankRedraws bounds the tokens the blank guard rules out for one

@@ -25,7 +25,7 @@ func TestDecoderCachesReturnToEarlierContexts(t *testing.T) {
 	}
 	prefill := func(seq []int32) (int, []float32) {
 		before := d.stats.Evaluated
-		p, err := d.prefill(seq)
+		p, err := d.prefill(seq, nil, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +73,7 @@ func TestDecoderEvictsLeastRecentlyUsed(t *testing.T) {
 	d.Sessions = 2
 	seqs := [][]int32{tok.Encode("alpha alpha alpha", true), tok.Encode("beta beta beta", true), tok.Encode("gamma gamma gamma", true)}
 	for _, s := range seqs {
-		if _, err := d.prefill(s); err != nil {
+		if _, err := d.prefill(s, nil, false); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -84,6 +84,9 @@ func newACToRFromOptions(o Options) (Generator, error) {
 	if o.Layout == LayoutStable {
 		opt.Notes = append(opt.Notes, "stable layout: blocks that stay keep their place, new ones go nearest the target")
 	}
+	if o.Decoder.Blocks != nil {
+		opt.Notes = append(opt.Notes, "block KV reuse: after a context change the blocks are placed from their first computation, keys re-rotated, not recomputed")
+	}
 	if o.Change == ChangeSet {
 		opt.Notes = append(opt.Notes, "context-change rule set: a reorder of the same blocks is no change")
 	}

@@ -105,6 +105,22 @@ type TokenEvent struct {
 	// Reprefilled is the part of Evaluated the prefill after a context
 	// change ran (the rebuilt prompt after the prefix the cache held).
 	Reprefilled int `json:"reprefilled,omitempty"`
+	// Placed counts the block tokens that prefill placed from the block
+	// store instead of computing them (block KV reuse).
+	Placed int `json:"placed,omitempty"`
+	// Reuse compares the prediction after placed blocks with an exact
+	// prefill (Decoder.CheckReuse).
+	Reuse *ReuseCheck `json:"reuse,omitempty"`
+}
+
+// ReuseCheck is how far block KV reuse moved one prediction.
+type ReuseCheck struct {
+	// KL is KL(exact ‖ reused) of the next-token distributions, in nats.
+	KL float64 `json:"kl"`
+	// SameTop1 says whether both predict the same most likely token.
+	SameTop1 bool `json:"same_top1"`
+	// ExactEvaluated is the tokens the exact prefill ran.
+	ExactEvaluated int `json:"exact_evaluated"`
 }
 
 // TokenRef is a token and its text.

@@ -30,7 +30,14 @@ var DefaultBudget = Budget{MaxTokens: 1000, MaxBlocks: 10}
 type Prompt struct {
 	Text   string
 	Blocks []Result
+	// Spans are the byte ranges of Text that render each block, with the
+	// separator that follows it, in prompt order (set by the ACToR layouts;
+	// block KV reuse places cached keys and values there).
+	Spans []Span
 }
+
+// Span is a byte range [Start, End) of a prompt's text.
+type Span struct{ Start, End int }
 
 // commented prefixes every line of text with "# ".
 func commented(text string) string {
@@ -83,12 +90,27 @@ func ACToRPrompt(results []Result, targetPath, targetPrompt string, tc TokenCoun
 	if err != nil {
 		return Prompt{}, err
 	}
-	return Prompt{Text: actorText(blocks, targetPath, targetPrompt), Blocks: kept}, nil
+	return actorPrompt(kept, blocks, targetPath, targetPrompt), nil
 }
 
-// actorText joins rendered blocks and the target as ACToR's layout does.
-func actorText(blocks []string, targetPath, targetPrompt string) string {
-	return strings.Join(blocks, "\n\n") + "\n\n# file path: " + targetPath + "\n\n" + targetPrompt
+// actorPrompt joins rendered blocks and the target as ACToR's layout does,
+// recording each block's span (the block and the blank line after it).
+// Without blocks the text starts with that blank line all the same, as the
+// authors' join does.
+func actorPrompt(kept []Result, blocks []string, targetPath, targetPrompt string) Prompt {
+	var b strings.Builder
+	if len(blocks) == 0 {
+		b.WriteString("\n\n")
+	}
+	spans := make([]Span, len(blocks))
+	for i, text := range blocks {
+		spans[i].Start = b.Len()
+		b.WriteString(text)
+		b.WriteString("\n\n")
+		spans[i].End = b.Len()
+	}
+	b.WriteString("# file path: " + targetPath + "\n\n" + targetPrompt)
+	return Prompt{Text: b.String(), Blocks: kept, Spans: spans}
 }
 
 // StablePrompt assembles the ACToR prompt of the blocks ACToRPrompt would
@@ -127,7 +149,7 @@ func StablePrompt(results, prev []Result, targetPath, targetPrompt string, tc To
 	for j, i := range order {
 		blocks[j], texts[j] = p.Blocks[i], actorBlock(p.Blocks[i])
 	}
-	return Prompt{Text: actorText(texts, targetPath, targetPrompt), Blocks: blocks}, nil
+	return actorPrompt(blocks, texts, targetPath, targetPrompt), nil
 }
 
 // blockKey identifies a block: its file and line range.

@@ -3,6 +3,7 @@ package retrieve
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -52,9 +53,18 @@ func TestACToRPromptBudgetSkipsNotStops(t *testing.T) {
 	if strings.Join(paths, " ") != "a.py c.py d.py f.py" {
 		t.Errorf("blocks %v", paths)
 	}
+	var spans []string
+	for _, sp := range p.Spans {
+		spans = append(spans, p.Text[sp.Start:sp.End])
+	}
+	wantSpans := []string{"# file path: a.py\n\n# def f():\n#     return 1\n\n", "# file path: c.py\n\n# import os\n\n",
+		"# file path: d.py\n\n# pass\n\n", "# file path: f.py\n\n# q\n\n"}
+	if !slices.Equal(spans, wantSpans) || p.Spans[0].Start != 0 {
+		t.Errorf("block spans %q, want %q", spans, wantSpans)
+	}
 	// A block landing exactly on the budget is refused (strictly under).
 	p, _ = ACToRPrompt(ranked[:1], "t.py", target, wordCounter{}, Budget{MaxTokens: 10, MaxBlocks: 10})
-	if len(p.Blocks) != 0 || p.Text != "\n\n# file path: t.py\n\n"+target {
+	if len(p.Blocks) != 0 || len(p.Spans) != 0 || p.Text != "\n\n# file path: t.py\n\n"+target {
 		t.Errorf("exact-budget block kept: %q", p.Text)
 	}
 }

@@ -48,6 +48,8 @@ type methodFlags struct {
 	layout       string
 	change       string
 	batchSamples bool
+	kvReuse      bool
+	kvReuseCheck bool
 }
 
 func (f *methodFlags) register(fs *pflag.FlagSet) {
@@ -69,6 +71,8 @@ func (f *methodFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.layout, "layout", string(generate.LayoutRanked), "ACToR's prompt layout: ranked (the paper's, best block first) or stable (blocks that stay keep their place, new ones nearest the target)")
 	fs.StringVar(&f.change, "context-change", string(generate.ChangeOrder), "when ACToR's retrieval changes the context: order (the authors': any block or its place differs) or set (only a different set of blocks)")
 	fs.BoolVar(&f.batchSamples, "batch-samples", false, "decode a task's -n samples together as one batch (the prompt prefilled once; the same samples, per-sample timings overlap)")
+	fs.BoolVar(&f.kvReuse, "kv-reuse", false, "ACToR: after a context change place the blocks' keys and values from their first computation (re-rotated) instead of recomputing them; an approximation (blocks no longer attend to the blocks now before them)")
+	fs.BoolVar(&f.kvReuseCheck, "kv-reuse-check", false, "with --kv-reuse, also prefill every prompt after a context change exactly and trace the KL divergence of the two predictions (measurement only: costs exact ACToR's re-prefills)")
 	fs.BoolVar(&f.fullProbs, "full-probs", false, "evaluate every probe member for the trace (slower; the decision is the same)")
 }
 
@@ -102,6 +106,12 @@ func openGenSetup(modelName string, opts engine.Options, f *methodFlags, cfg gen
 	if !slices.Contains(generate.ChangeRules, generate.ChangeRule(f.change)) {
 		return nil, fmt.Errorf("--context-change %q: want order or set", f.change)
 	}
+	if f.kvReuse && f.method != generate.MethodACToR {
+		return nil, fmt.Errorf("--kv-reuse is ACToR's (--method actor), not %s's", f.method)
+	}
+	if f.kvReuseCheck && !f.kvReuse {
+		return nil, errors.New("--kv-reuse-check measures --kv-reuse: give both")
+	}
 	if f.kvCaches < 1 {
 		return nil, fmt.Errorf("--kv-caches %d: want at least one", f.kvCaches)
 	}
@@ -129,6 +139,9 @@ func (s *genSetup) open() error {
 	}
 	s.dec.Sessions = s.flags.kvCaches
 	f := s.flags
+	if f.kvReuse && f.method == generate.MethodACToR {
+		s.dec.Blocks, s.dec.CheckReuse = generate.NewBlockStore(0), f.kvReuseCheck
+	}
 	if f.method == generate.MethodACToR && !f.noInference {
 		file := f.probe
 		if file == "" {
@@ -150,6 +163,9 @@ func (s *genSetup) open() error {
 func (s *genSetup) close() {
 	if s.dec != nil {
 		s.dec.Close()
+		if s.dec.Blocks != nil {
+			s.dec.Blocks.Close()
+		}
 	}
 	s.model.Close()
 }

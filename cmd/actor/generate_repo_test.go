@@ -95,6 +95,22 @@ func TestGenerateRepoACToR(t *testing.T) {
 	}
 }
 
+// --kv-reuse switches block KV reuse on and says so in the trace (the
+// reuse itself is tested in package generate).
+func TestGenerateRepoBlockReuse(t *testing.T) {
+	repo := genRepo(t)
+	trace := filepath.Join(t.TempDir(), "trace.jsonl")
+	_, errOut, code := runActor(t, "generate", "--model", tinyModel, "--repo", repo, "--target", "app.py:3",
+		"--probe", constProbeFile(t, 10, 64), "--max-tokens", "8", "--temperature", "0", "--threads", "1",
+		"--budget", "100", "--trace", trace, "--kv-reuse", "--kv-reuse-check")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if tr := readTraces(t, trace)[0]; !strings.Contains(strings.Join(tr.Notes, " "), "block KV reuse") {
+		t.Errorf("notes %q", tr.Notes)
+	}
+}
+
 func TestGenerateRepoBaselinesAndTask(t *testing.T) {
 	repo := genRepo(t)
 	tasks := filepath.Join(t.TempDir(), "tasks.jsonl")
@@ -136,6 +152,8 @@ func TestGenerateRepoBadInput(t *testing.T) {
 		{"zero samples", []string{"--repo", repo, "--target", "app.py:1", "--probe", probe, "-n", "0"}, "-n 0"},
 		{"unknown layout", []string{"--repo", repo, "--target", "app.py:1", "--probe", probe, "--layout", "sorted"}, `--layout "sorted"`},
 		{"unknown change rule", []string{"--repo", repo, "--target", "app.py:1", "--probe", probe, "--context-change", "any"}, `--context-change "any"`},
+		{"block reuse of a baseline", []string{"--repo", repo, "--target", "app.py:1", "--method", "rawrag", "--kv-reuse"}, "--kv-reuse is ACToR's"},
+		{"reuse check without reuse", []string{"--repo", repo, "--target", "app.py:1", "--probe", probe, "--kv-reuse-check"}, "give both"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -402,13 +402,17 @@ func (g *graph) attentionProbs(l int, q ml.Tensor) (probs, avg ml.Tensor) {
 	return probs, avg.Reshape(ctx, s.nKV, g.n)
 }
 
-func (g *graph) rope(t, positions ml.Tensor) ml.Tensor {
-	p := g.m.p
+func (g *graph) rope(t, positions ml.Tensor) ml.Tensor { return g.m.rope(g.ctx, t, positions) }
+
+// rope rotates t ([headDim, heads, n]) by positions (n of them), the
+// model's RoPE variant.
+func (m *Model) rope(ctx ml.Context, t, positions ml.Tensor) ml.Tensor {
+	p := m.p
 	var opts []func(*rope.Options)
 	if p.RopeNeoX {
 		opts = append(opts, rope.WithTypeNeoX())
 	}
-	return t.(roper).RoPE(g.ctx, positions, p.RopeDim, p.RopeBase, p.RopeFreqScale, opts...)
+	return t.(roper).RoPE(ctx, positions, p.RopeDim, p.RopeBase, p.RopeFreqScale, opts...)
 }
 
 // causalMask returns rows (one per position in pos) of nTot additive mask

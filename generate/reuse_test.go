@@ -1,0 +1,165 @@
+package generate
+
+import (
+	"slices"
+	"testing"
+
+	"actor/index"
+	"actor/retrieve"
+)
+
+// reuseBlocks are four small blocks and the target they precede.
+var reuseBlocks = map[string]retrieve.Result{
+	"a": block(index.Candidate{Path: "lib/a.py", Start: 1, End: 2, Text: "def a(x):\n    return x + 1"}),
+	"b": block(index.Candidate{Path: "lib/b.py", Start: 1, End: 1, Text: "B = 2"}),
+	"c": block(index.Candidate{Path: "lib/c.py", Start: 3, End: 3, Text: "def c(): pass"}),
+	"d": block(index.Candidate{Path: "lib/d.py", Start: 1, End: 2, Text: "def d(y):\n    return a(y)"}),
+}
+
+// reusePrompt lays out the named blocks before the target, best first.
+func reusePrompt(t *testing.T, names ...string) retrieve.Prompt {
+	t.Helper()
+	var res []retrieve.Result
+	for _, n := range names {
+		res = append(res, reuseBlocks[n])
+	}
+	p, err := retrieve.ACToRPrompt(res, "lib/t.py", "def t(z):\n", wordCounter{}, retrieve.DefaultBudget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// wordCounter counts words, enough for a budget the test never reaches.
+type wordCounter struct{}
+
+func (wordCounter) CountTokens(s string) (int, error) { return len(s) / 4, nil }
+
+// After a context change with block KV reuse, the blocks the first prompt
+// showed are placed from the store (harvested from its cache), a new block
+// is computed alone, and only it, the target's prompt and the generated
+// tokens are evaluated. Placing blocks where they were computed, after the
+// same blocks, gives exactly the logits of a plain prefill.
+func TestBlockReuseAfterContextChange(t *testing.T) {
+	m, tok := loadTiny(t)
+	d := newDecoder(t, m, tok)
+	d.Blocks = NewBlockStore(0)
+	defer d.Blocks.Close()
+
+	first := reusePrompt(t, "a", "b", "c")
+	ids, spans := d.encode(first, false)
+	if len(spans) != 3 || spans[0].start != 0 || spans[2].end >= len(ids) {
+		t.Fatalf("spans %v of %d tokens, want 3 blocks before the target", spans, len(ids))
+	}
+	for i, sp := range spans { // each span is its block's text alone
+		text := first.Text[first.Spans[i].Start:first.Spans[i].End]
+		if !slices.Equal(ids[sp.start:sp.end], tok.Encode(text, i == 0)) {
+			t.Errorf("span %d holds other tokens than its text %q", i, text)
+		}
+	}
+	if _, err := d.prefill(ids, spans, false); err != nil {
+		t.Fatal(err)
+	}
+	gen := []int32{40, 41, 42}
+	for _, g := range gen {
+		if _, err := d.step(g); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	next := reusePrompt(t, "d", "a", "b") // a new best block: ranked layout moves a and b
+	ids2, spans2 := d.encode(next, false)
+	seq := append(slices.Clone(ids2), gen...)
+	w0 := d.stats.Evaluated
+	moved, err := d.prefill(seq, spans2, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dTokens := spans2[0].end - spans2[0].start
+	ab := spans2[2].end - spans2[0].end
+	target := len(ids2) - spans2[2].end
+	st := d.Blocks.Stats()
+	if got, want := d.stats.Evaluated-w0, dTokens+target+len(gen); got != want {
+		t.Errorf("the prompt after the change evaluated %d tokens, want %d (d alone %d + target %d + generated %d)",
+			got, want, dTokens, target, len(gen))
+	}
+	if st.Placed != ab || st.Computed != dTokens || st.Harvested != spans[2].end {
+		t.Errorf("store %+v, want %d placed (a, b), %d computed (d), %d harvested (a, b, c)", st, ab, dTokens, spans[2].end)
+	}
+
+	// Back to the first blocks in a fresh decoder sharing the store: a, b
+	// and c are placed where they were computed, after the same blocks.
+	d2 := newDecoder(t, m, tok)
+	d2.Blocks = d.Blocks
+	seq1 := append(slices.Clone(ids), gen...)
+	got, err := d2.prefill(seq1, spans, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := d2.stats.Evaluated; n != len(ids)-spans[2].end+len(gen) {
+		t.Errorf("the first prompt again evaluated %d tokens, want the target and generated ones, %d", n, len(ids)-spans[2].end+len(gen))
+	}
+	fresh, err := m.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	want, err := fresh.Prefill(seq1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want.Logits {
+		if got.Logits[i] != want.Logits[i] {
+			t.Fatalf("logit %d: %g with placed blocks, %g from a plain prefill", i, got.Logits[i], want.Logits[i])
+		}
+	}
+	d2.CheckReuse = true
+	rc, err := d2.checkReuse(seq1, got)
+	if err != nil || rc.KL != 0 || !rc.SameTop1 || rc.ExactEvaluated != len(seq1) {
+		t.Errorf("check of an exact placement: %+v, %v; want KL 0, same top token, %d tokens evaluated", rc, err, len(seq1))
+	}
+	// The moved blocks of the change above are an approximation: the
+	// check sees it.
+	rc, err = d2.checkReuse(seq, moved)
+	if err != nil || rc.KL <= 0 {
+		t.Errorf("check of moved blocks: %+v, %v; want a positive KL", rc, err)
+	}
+}
+
+// A prompt whose block spans do not fall on token boundaries gets no spans
+// from the first one that does not, and is then decoded exactly.
+func TestPromptTokensStopAtMisalignedSpan(t *testing.T) {
+	m, tok := loadTiny(t)
+	d := newDecoder(t, m, tok)
+	d.Blocks = NewBlockStore(0)
+	defer d.Blocks.Close()
+	p := reusePrompt(t, "a", "b")
+	p.Spans[1].Start++ // no longer where the first span ends
+	if _, spans := d.encode(p, false); len(spans) != 1 {
+		t.Errorf("spans %v, want only the first", spans)
+	}
+	d.Blocks = nil
+	if _, spans := d.encode(p, false); spans != nil {
+		t.Errorf("spans %v without a block store", spans)
+	}
+}
+
+// Through ACToR's loop: the change from shout to double places nothing
+// (double is new, computed alone at position 0, where the exact prefill
+// computes it too, after nothing), so the check finds the exact prediction.
+func TestACToRBlockReuseCheck(t *testing.T) {
+	var store *BlockStore
+	_, _, s, _, _ := swapSetup(t, func(d *Decoder) {
+		store = NewBlockStore(0)
+		d.Blocks, d.CheckReuse = store, true
+	})
+	defer store.Close()
+	_, ev := changeEvent(t, s.Trace.Attempts[0])
+	if ev.Reuse == nil || ev.Reuse.KL > 1e-9 || !ev.Reuse.SameTop1 || ev.Placed != 0 {
+		t.Errorf("change event %+v, reuse check %+v: want nothing placed and the exact prediction", ev, ev.Reuse)
+	}
+	if st := store.Stats(); st.Computed == 0 || st.Harvested == 0 || ev.Reprefilled != ev.Reuse.ExactEvaluated {
+		t.Errorf("store %+v; re-prefilled %d, exact %d: want shout harvested, double computed alone, as many tokens as the exact prefill",
+			st, ev.Reprefilled, ev.Reuse.ExactEvaluated)
+	}
+}
