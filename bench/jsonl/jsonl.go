@@ -21,11 +21,17 @@ type Appender struct {
 }
 
 // OpenAppend opens (creating it if needed) path for appending, first cutting
-// off a torn last line. It returns how many bytes it cut.
+// off a torn last line. It returns how many bytes it cut. The file stays
+// locked until Close: a second appender, in this process or another (two
+// runs given the same folder), is refused instead of interleaving lines.
 func OpenAppend(path string) (*Appender, int64, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, 0, err
+	}
+	if err := lock(f); err != nil {
+		f.Close()
+		return nil, 0, fmt.Errorf("%s: %w", path, err)
 	}
 	cut, err := repair(f)
 	if err != nil {

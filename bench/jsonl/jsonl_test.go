@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -57,4 +58,25 @@ func TestRepairWithoutNewline(t *testing.T) {
 	if st, _ := os.Stat(p); st.Size() != 0 {
 		t.Fatalf("size %d", st.Size())
 	}
+}
+
+// A file being appended to is refused to a second appender until the first
+// closes it.
+func TestAppendIsExclusive(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.jsonl")
+	a, _, err := OpenAppend(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := OpenAppend(path); err == nil || !strings.Contains(err.Error(), "another writer") || !strings.Contains(err.Error(), path) {
+		t.Errorf("second appender: %v", err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := OpenAppend(path)
+	if err != nil {
+		t.Fatalf("after the first closed: %v", err)
+	}
+	b.Close()
 }
