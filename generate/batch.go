@@ -82,7 +82,7 @@ func GenerateSamples(g Generator, t Target, samples []int, batch bool) ([]*Sampl
 			return nil, err
 		}
 		d.Sessions, d.batch, d.lane = parent.Sessions, b, i
-		d.Blocks, d.CheckReuse = parent.Blocks, parent.CheckReuse
+		d.Blocks, d.ReuseTail, d.CheckReuse = parent.Blocks, parent.ReuseTail, parent.CheckReuse
 		lanes = append(lanes, d)
 		gens[i] = lg.lane(d, wrap)
 	}

@@ -43,6 +43,12 @@ type Decoder struct {
 	// the new prompt's blocks are placed from this store instead of being
 	// computed (see BlockStore). Nil decodes every prompt exactly.
 	Blocks *BlockStore
+	// ReuseTail, with Blocks, also moves the target's prompt and the
+	// generated tokens after a context change instead of recomputing
+	// them: only the last token is computed, attending to the new blocks
+	// (a further approximation: the moved tokens keep what they attended
+	// to before the change).
+	ReuseTail bool
 	// CheckReuse, with Blocks, also prefills every prompt after a context
 	// change exactly, in a session of its own, and records in the trace
 	// how far the placed blocks moved the prediction (TokenEvent.Reuse).
@@ -167,8 +173,9 @@ func (d *Decoder) choose(seq []int32) (*slot, int) {
 // store rather than computed (a prompt after a context change).
 func (d *Decoder) prefill(seq []int32, spans []tokenSpan, place bool) (engine.Prediction, error) {
 	s, _ := d.choose(seq)
+	prev := d.cur
 	if d.Blocks != nil {
-		if err := d.harvest(d.cur); err != nil {
+		if err := d.harvest(prev); err != nil {
 			return engine.Prediction{}, err
 		}
 	}
@@ -179,7 +186,7 @@ func (d *Decoder) prefill(seq []int32, spans []tokenSpan, place bool) (engine.Pr
 	var p engine.Prediction
 	var err error
 	if place && d.Blocks != nil {
-		if err = d.place(s, seq, spans); err != nil {
+		if err = d.place(prev, s, seq, spans); err != nil {
 			s.cached, s.spans = s.sess.Tokens(), nil
 			return p, err
 		}

@@ -86,6 +86,9 @@ func newACToRFromOptions(o Options) (Generator, error) {
 	}
 	if o.Decoder.Blocks != nil {
 		opt.Notes = append(opt.Notes, "block KV reuse: after a context change the blocks are placed from their first computation, keys re-rotated, not recomputed")
+		if o.Decoder.ReuseTail {
+			opt.Notes = append(opt.Notes, "tail KV reuse: the target's prompt and the generated tokens are moved too; only the last token is recomputed")
+		}
 	}
 	if o.Change == ChangeSet {
 		opt.Notes = append(opt.Notes, "context-change rule set: a reorder of the same blocks is no change")

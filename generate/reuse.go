@@ -45,8 +45,9 @@ type ReuseStats struct {
 	// Placed counts block tokens placed from the store instead of being
 	// computed; Computed the block tokens computed alone for it (new
 	// blocks); Harvested the block tokens saved from prompts the model
-	// had computed anyway.
-	Placed, Computed, Harvested int
+	// had computed anyway; Tail the tokens after the blocks moved with
+	// Decoder.ReuseTail.
+	Placed, Computed, Harvested, Tail int
 }
 
 type storedBlock struct {
@@ -181,7 +182,12 @@ func (d *Decoder) harvest(s *slot) error {
 // cache already holds, from the store, each computed alone first when the
 // store lacks it; the caller's prefill then computes the rest of seq. A
 // block partly in the kept prefix is placed whole again.
-func (d *Decoder) place(s *slot, seq []int32, spans []tokenSpan) error {
+//
+// With ReuseTail the tokens after the blocks but the last (the target's
+// prompt and the generated tokens), when prev — the sequence decoded
+// before — ends with them too, are moved from prev's cache after the
+// blocks, so that only seq's last token is computed.
+func (d *Decoder) place(prev, s *slot, seq []int32, spans []tokenSpan) error {
 	keep := commonPrefix(s.cached, seq)
 	i := 0
 	for i < len(spans) && spans[i].end <= keep {
@@ -189,6 +195,13 @@ func (d *Decoder) place(s *slot, seq []int32, spans []tokenSpan) error {
 	}
 	if i == len(spans) || spans[i].start > keep {
 		return nil
+	}
+	tail, err := d.saveTail(prev, seq, spans)
+	if err != nil {
+		return err
+	}
+	if tail != nil {
+		defer tail.Close()
 	}
 	at := spans[i].start
 	if err := s.sess.Truncate(min(at, s.sess.Len())); err != nil {
@@ -217,7 +230,30 @@ func (d *Decoder) place(s *slot, seq []int32, spans []tokenSpan) error {
 		}
 		s.cached = append(s.cached, toks...)
 	}
+	if end := spans[len(spans)-1].end; tail != nil && s.sess.Len() == end {
+		if err := s.sess.Place(tail); err != nil {
+			return err
+		}
+		s.cached = append(s.cached, seq[end:end+tail.Len()]...)
+		b.stats.Tail += tail.Len()
+		d.placedTokens += tail.Len()
+	}
 	return nil
+}
+
+// saveTail copies, with ReuseTail, the keys and values of the tokens after
+// seq's blocks but its last from prev's cache, where they follow prev's
+// blocks; nil when prev does not hold them there.
+func (d *Decoder) saveTail(prev *slot, seq []int32, spans []tokenSpan) (*engine.KV, error) {
+	if !d.ReuseTail || prev == nil || len(prev.spans) == 0 || len(spans) == 0 {
+		return nil, nil
+	}
+	from, to := prev.spans[len(prev.spans)-1].end, spans[len(spans)-1].end
+	n := len(seq) - 1 - to
+	if n <= 0 || from+n > len(prev.cached) || !slices.Equal(prev.cached[from:from+n], seq[to:to+n]) {
+		return nil, nil
+	}
+	return prev.sess.Save(from, from+n)
 }
 
 // computeAlone runs a block's tokens alone from position 0 in the

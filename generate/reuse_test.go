@@ -163,3 +163,41 @@ func TestACToRBlockReuseCheck(t *testing.T) {
 			st, ev.Reprefilled, ev.Reuse.ExactEvaluated)
 	}
 }
+
+// With ReuseTail the target's prompt and the generated tokens move too:
+// after the change only the new block (alone) and the last token are
+// computed.
+func TestTailReuseComputesOnlyTheLastToken(t *testing.T) {
+	m, tok := loadTiny(t)
+	d := newDecoder(t, m, tok)
+	d.Blocks, d.ReuseTail = NewBlockStore(0), true
+	defer d.Blocks.Close()
+	ids, spans := d.encode(reusePrompt(t, "a", "b", "c"), false)
+	if _, err := d.prefill(ids, spans, false); err != nil {
+		t.Fatal(err)
+	}
+	gen := []int32{40, 41, 42}
+	for _, g := range gen {
+		if _, err := d.step(g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids2, spans2 := d.encode(reusePrompt(t, "d", "a", "b"), false)
+	seq := append(slices.Clone(ids2), gen...)
+	w0 := d.stats.Evaluated
+	got, err := d.prefill(seq, spans2, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dTokens := spans2[0].end - spans2[0].start
+	tail := len(seq) - 1 - spans2[2].end
+	if n := d.stats.Evaluated - w0; n != dTokens+1 {
+		t.Errorf("evaluated %d tokens after the change, want %d (d alone) + 1", n, dTokens)
+	}
+	if st := d.Blocks.Stats(); st.Tail != tail || d.placedTokens != spans2[2].end-spans2[0].end+tail {
+		t.Errorf("store %+v, placed %d: want a tail of %d tokens", st, d.placedTokens, tail)
+	}
+	if !slices.Equal(d.cur.sess.Tokens(), seq) || len(got.Logits) != m.Config.Vocab {
+		t.Errorf("the cache holds %d tokens, want the %d of the new sequence", d.cur.sess.Len(), len(seq))
+	}
+}

@@ -50,6 +50,7 @@ type methodFlags struct {
 	batchSamples bool
 	kvReuse      bool
 	kvReuseCheck bool
+	kvReuseTail  bool
 }
 
 func (f *methodFlags) register(fs *pflag.FlagSet) {
@@ -72,6 +73,7 @@ func (f *methodFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.change, "context-change", string(generate.ChangeOrder), "when ACToR's retrieval changes the context: order (the authors': any block or its place differs) or set (only a different set of blocks)")
 	fs.BoolVar(&f.batchSamples, "batch-samples", false, "decode a task's -n samples together as one batch (the prompt prefilled once; the same samples, per-sample timings overlap)")
 	fs.BoolVar(&f.kvReuse, "kv-reuse", false, "ACToR: after a context change place the blocks' keys and values from their first computation (re-rotated) instead of recomputing them; an approximation (blocks no longer attend to the blocks now before them)")
+	fs.BoolVar(&f.kvReuseTail, "kv-reuse-tail", false, "with --kv-reuse, also move the target's prompt and the generated tokens after a context change; only the last token is recomputed (a further approximation)")
 	fs.BoolVar(&f.kvReuseCheck, "kv-reuse-check", false, "with --kv-reuse, also prefill every prompt after a context change exactly and trace the KL divergence of the two predictions (measurement only: costs exact ACToR's re-prefills)")
 	fs.BoolVar(&f.fullProbs, "full-probs", false, "evaluate every probe member for the trace (slower; the decision is the same)")
 }
@@ -109,8 +111,8 @@ func openGenSetup(modelName string, opts engine.Options, f *methodFlags, cfg gen
 	if f.kvReuse && f.method != generate.MethodACToR {
 		return nil, fmt.Errorf("--kv-reuse is ACToR's (--method actor), not %s's", f.method)
 	}
-	if f.kvReuseCheck && !f.kvReuse {
-		return nil, errors.New("--kv-reuse-check measures --kv-reuse: give both")
+	if (f.kvReuseCheck || f.kvReuseTail) && !f.kvReuse {
+		return nil, errors.New("--kv-reuse-check and --kv-reuse-tail go with --kv-reuse: give it too")
 	}
 	if f.kvCaches < 1 {
 		return nil, fmt.Errorf("--kv-caches %d: want at least one", f.kvCaches)
@@ -140,7 +142,7 @@ func (s *genSetup) open() error {
 	s.dec.Sessions = s.flags.kvCaches
 	f := s.flags
 	if f.kvReuse && f.method == generate.MethodACToR {
-		s.dec.Blocks, s.dec.CheckReuse = generate.NewBlockStore(0), f.kvReuseCheck
+		s.dec.Blocks, s.dec.ReuseTail, s.dec.CheckReuse = generate.NewBlockStore(0), f.kvReuseTail, f.kvReuseCheck
 	}
 	if f.method == generate.MethodACToR && !f.noInference {
 		file := f.probe

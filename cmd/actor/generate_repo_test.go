@@ -153,7 +153,7 @@ func TestGenerateRepoBadInput(t *testing.T) {
 		{"unknown layout", []string{"--repo", repo, "--target", "app.py:1", "--probe", probe, "--layout", "sorted"}, `--layout "sorted"`},
 		{"unknown change rule", []string{"--repo", repo, "--target", "app.py:1", "--probe", probe, "--context-change", "any"}, `--context-change "any"`},
 		{"block reuse of a baseline", []string{"--repo", repo, "--target", "app.py:1", "--method", "rawrag", "--kv-reuse"}, "--kv-reuse is ACToR's"},
-		{"reuse check without reuse", []string{"--repo", repo, "--target", "app.py:1", "--probe", probe, "--kv-reuse-check"}, "give both"},
+		{"reuse check without reuse", []string{"--repo", repo, "--target", "app.py:1", "--probe", probe, "--kv-reuse-check"}, "give it too"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
