@@ -22,6 +22,7 @@ declare -A args=(
   [actor-stable]="--method actor --layout stable --name actor-stable"
   [actor-reuse]="--method actor --kv-reuse --name actor-reuse"
   [actor-stable-reuse]="--method actor --layout stable --kv-reuse --name actor-stable-reuse"
+  [actor-stable-tail]="--method actor --layout stable --kv-reuse --kv-reuse-tail --name actor-stable-tail"
 )
 runs=("$@")
 [ ${#runs[@]} -gt 0 ] || runs=(rawrag actor actor-set actor-stable)
