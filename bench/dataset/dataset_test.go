@@ -51,8 +51,8 @@ func TestRepoExecJSONL(t *testing.T) {
 		}
 	}
 	task := set.Tasks[0]
-	if task.Prompt != "def add(a, b):\n    \"\"\"Add a and b.\n\n    More.\n    \"\"\"\n" || task.Signature != "def add(a, b):" {
-		t.Errorf("prompt %q signature %q", task.Prompt, task.Signature)
+	if task.Prompt != "def add(a, b):\n    \"\"\"Add a and b.\n\n    More.\n    \"\"\"\n" {
+		t.Errorf("prompt %q", task.Prompt)
 	}
 	if task.Check() != CheckProgram || task.DefaultTimeout().Seconds() != 120 || task.Origin != f+":1" {
 		t.Errorf("check %s timeout %v origin %s", task.Check(), task.DefaultTimeout(), task.Origin)

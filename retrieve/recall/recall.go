@@ -34,8 +34,8 @@ import (
 	"strings"
 
 	"actor/index"
+	"actor/pysrc"
 	"actor/retrieve"
-	"actor/retrieve/pysrc"
 	"actor/retrieve/task"
 )
 

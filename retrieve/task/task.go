@@ -16,8 +16,8 @@ import (
 	"strings"
 
 	"actor/jsonrows"
+	"actor/pysrc"
 	"actor/retrieve"
-	"actor/retrieve/pysrc"
 )
 
 // Task is one benchmark task. Fields missing from the JSON stay empty.
