@@ -160,15 +160,7 @@ func (c *critical) hidden() bool { return true }
 func (c *critical) check(i int, t int32, body string, pred *engine.Prediction, ev *TokenEvent) (retrieve.Prompt, error) {
 	tok := c.g.dec.tok
 	var same retrieve.Prompt
-	switch {
-	case i == 0:
-		ev.Skip = "first"
-		return same, nil
-	case tok.EOG(t):
-		ev.Skip = "eog"
-		return same, nil
-	case tok.IsWhitespace(t):
-		ev.Skip = "space"
+	if ev.Skip = probe.Skip(i, tok.Piece(t), tok.EOG(t)); ev.Skip != "" {
 		return same, nil
 	}
 	c.judged++
