@@ -2,6 +2,7 @@ package generate
 
 import (
 	"actor/internal/testsupport"
+	"actor/retrieve"
 	"runtime"
 	"slices"
 	"testing"
@@ -170,7 +171,7 @@ func TestGenerateSamplesSmolLM2(t *testing.T) {
 	}
 	cfg := DefaultConfig
 	cfg.MaxNewTokens, cfg.Seed = 16, 11
-	tg := Target{ID: "t", Path: "util.py", Prompt: "def mean(values):\n    \"\"\"Return the arithmetic mean of values.\"\"\"\n"}
+	tg := retrieve.Target{ID: "t", Path: "util.py", Prompt: "def mean(values):\n    \"\"\"Return the arithmetic mean of values.\"\"\"\n"}
 	run := func(batch bool) []*Sample {
 		d, err := NewDecoder(m, tok)
 		if err != nil {

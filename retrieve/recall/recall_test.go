@@ -49,7 +49,7 @@ func TestGold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tg := task.Target{Path: "pkg/main.py", Exclusion: retrieve.Exclusion{Path: "pkg/main.py", StartLine: 8}}
+	tg := retrieve.Target{Path: "pkg/main.py", Exclusion: retrieve.Exclusion{Path: "pkg/main.py", StartLine: 8}}
 	tg.Function.Start, tg.Function.DeclStart, tg.Function.End = 8, 8, 12
 	gold, err := r.Gold(tg)
 	if err != nil {
