@@ -1,6 +1,7 @@
 package envs
 
 import (
+	"actor/internal/testsupport"
 	"bufio"
 	"os"
 	"path/filepath"
@@ -96,7 +97,7 @@ func TestLocks(t *testing.T) {
 func TestSpecsFollowPackageTxt(t *testing.T) {
 	repos := os.Getenv("ACTOR_REPOS")
 	if repos == "" {
-		repos = "/work/data"
+		repos = testsupport.Path("../data")
 	}
 	specs, err := Specs()
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"actor/internal/testsupport"
-	"actor/retrieve/internal/devdata"
 )
 
 func TestReadJSONL(t *testing.T) {
@@ -133,7 +132,8 @@ func TestLocate(t *testing.T) {
 // source; the first one is checked against the authors' RepoExec file
 // (context_start_lineno 281, 0-based, for reverse).
 func TestLocateRepoExecDev(t *testing.T) {
-	tasksFile, repos := devdata.Paths(t)
+	dev, repos := testsupport.RepoExecDev(t)
+	tasksFile := filepath.Join(dev, "tasks.jsonl")
 	tasks, err := ReadJSONL(tasksFile)
 	if err != nil {
 		t.Fatal(err)
