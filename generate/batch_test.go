@@ -1,15 +1,14 @@
 package generate
 
 import (
-	"actor/internal/testsupport"
-	"actor/retrieve"
 	"runtime"
 	"slices"
 	"testing"
 
 	"actor/engine"
 	"actor/index"
-	"actor/models"
+	"actor/internal/testsupport"
+	"actor/retrieve"
 	"actor/tokenizer"
 )
 
@@ -156,10 +155,7 @@ func TestGenerateSamplesContextFull(t *testing.T) {
 // On SmolLM2 batched samples equal sequential ones too (seeded sampling
 // at the paper's temperature).
 func TestGenerateSamplesSmolLM2(t *testing.T) {
-	path, err := models.Resolve("smollm2-135m")
-	if err != nil {
-		t.Skipf("SmolLM2 not available: %v", err)
-	}
+	path := testsupport.Model(t, "smollm2-135m")
 	m, err := engine.Load(path, engine.Options{Threads: 2, ContextLength: 256})
 	if err != nil {
 		t.Fatal(err)

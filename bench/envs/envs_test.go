@@ -1,13 +1,14 @@
 package envs
 
 import (
-	"actor/internal/testsupport"
 	"bufio"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"actor/internal/testsupport"
 )
 
 func TestName(t *testing.T) {

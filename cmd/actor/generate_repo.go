@@ -13,6 +13,9 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"actor/engine"
 	"actor/generate"
 	"actor/index"
@@ -21,9 +24,6 @@ import (
 	"actor/retrieve"
 	"actor/retrieve/task"
 	"actor/tokenizer"
-
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 // methodFlags choose a generation method and its switches; shared by the

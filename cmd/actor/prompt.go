@@ -8,14 +8,14 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/spf13/cobra"
+
 	"actor/generate"
 	"actor/gguf"
 	"actor/models"
 	"actor/retrieve"
 	"actor/retrieve/task"
 	"actor/tokenizer"
-
-	"github.com/spf13/cobra"
 )
 
 // loadTokenCounter opens the generator model's tokenizer.

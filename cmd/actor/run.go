@@ -12,6 +12,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
 	"actor/bench"
 	"actor/bench/dataset"
 	"actor/bench/predictions"
@@ -20,9 +23,6 @@ import (
 	"actor/generate"
 	"actor/models"
 	"actor/retrieve"
-
-	"github.com/schollz/progressbar/v3"
-	"github.com/spf13/cobra"
 )
 
 // runFlags are the options of actor run.
