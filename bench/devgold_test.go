@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"actor/bench/dataset"
 	"actor/bench/envs"
 	"actor/bench/results"
+	"actor/internal/testsupport"
 )
 
 // devProjects are the projects of the RepoExec development subset.
@@ -23,13 +23,9 @@ var devProjects = []string{"test-apps/python-string-utils", "test-apps/flutils",
 // It skips when one of them is missing, and fails instead under
 // ACTOR_REQUIRE_REPOEXEC_DEV=1 (as CI sets it).
 func TestDevGold(t *testing.T) {
-	data := envOr("ACTOR_REPOEXEC_DEV", filepath.Join("..", "..", "shared", "data", "repoexec-dev"))
-	repos := envOr("ACTOR_REPOS", "/work/data")
+	data, repos := testsupport.RepoExecDev(t)
 	envDir := envs.DefaultDir()
 	var missing []string
-	if _, err := os.Stat(filepath.Join(data, "tasks.jsonl")); err != nil {
-		missing = append(missing, "the development subset at "+data+" (ACTOR_REPOEXEC_DEV)")
-	}
 	for _, p := range devProjects {
 		if !dirExists(filepath.Join(repos, p)) {
 			missing = append(missing, "the sources of "+p+" under "+repos+" (ACTOR_REPOS)")
@@ -39,11 +35,7 @@ func TestDevGold(t *testing.T) {
 		}
 	}
 	if len(missing) > 0 {
-		msg := "missing: " + strings.Join(missing, "; ")
-		if os.Getenv("ACTOR_REQUIRE_REPOEXEC_DEV") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+		testsupport.Missing(t, testsupport.RequireRepoExecDev, "missing: %s", strings.Join(missing, "; "))
 	}
 	out := t.TempDir()
 	res, err := Run(context.Background(), Config{Benchmark: dataset.RepoExec, Data: data, Repos: repos, Envs: envDir, Gold: true, Out: out, Workers: 2})
@@ -64,11 +56,4 @@ func TestDevGold(t *testing.T) {
 	if !strings.Contains(res.Meta.Python, "Python "+envs.PythonVersion+".") {
 		t.Errorf("interpreters %q, want the environments' Python %s", res.Meta.Python, envs.PythonVersion)
 	}
-}
-
-func envOr(key, def string) string {
-	if v := os.Getenv(key); v != "" {
-		return v
-	}
-	return def
 }

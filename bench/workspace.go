@@ -10,7 +10,6 @@ import (
 
 	"actor/bench/candidate"
 	"actor/bench/dataset"
-	"actor/bench/pysrc"
 	"actor/bench/sandbox"
 )
 
@@ -69,7 +68,7 @@ func (r *runner) prepareProgram(ws string, t *dataset.Task, root, fn string) (*p
 		return nil, err
 	}
 	program := t.Test
-	if _, ok := pysrc.Parse(program).Find(t.EntryPoint); ok {
+	if candidate.Defines(program, t.EntryPoint) {
 		var err error
 		if program, _, err = candidate.Place(program, candidate.Target{Name: t.EntryPoint, Gold: t.Gold}, fn); err != nil {
 			return nil, err

@@ -114,7 +114,7 @@ func NewACToR(d *Decoder, cfg Config, r Retriever, opt ACToROptions) (Generator,
 }
 
 // Generate decodes one sample.
-func (g *actor) Generate(t Target, sample int) (*Sample, error) {
+func (g *actor) Generate(t retrieve.Target, sample int) (*Sample, error) {
 	start := time.Now()
 	s := g.newSample(t, sample)
 	res, ms, err := g.retrieveOnce(g.r, t, startQuery(t))
@@ -150,7 +150,7 @@ func (g *actor) Generate(t Target, sample int) (*Sample, error) {
 // critical is ACToR's judge for one attempt: it holds the current context.
 type critical struct {
 	g                         *actor
-	t                         Target
+	t                         retrieve.Target
 	cur                       retrieve.Prompt
 	triggers, changes, judged int
 }
@@ -160,15 +160,7 @@ func (c *critical) hidden() bool { return true }
 func (c *critical) check(i int, t int32, body string, pred *engine.Prediction, ev *TokenEvent) (retrieve.Prompt, error) {
 	tok := c.g.dec.tok
 	var same retrieve.Prompt
-	switch {
-	case i == 0:
-		ev.Skip = "first"
-		return same, nil
-	case tok.EOG(t):
-		ev.Skip = "eog"
-		return same, nil
-	case tok.IsWhitespace(t):
-		ev.Skip = "space"
+	if ev.Skip = probe.Skip(i, tok.Piece(t), tok.EOG(t)); ev.Skip != "" {
 		return same, nil
 	}
 	c.judged++
@@ -225,7 +217,7 @@ func (c *critical) critical(h []float32, ev *TokenEvent) bool {
 
 // layout builds the prompt of the retrieved blocks in the chosen layout;
 // prev are the current prompt's blocks (nil for the initial prompt).
-func (g *actor) layout(res []retrieve.Result, t Target, prev []retrieve.Result) (retrieve.Prompt, error) {
+func (g *actor) layout(res []retrieve.Result, t retrieve.Target, prev []retrieve.Result) (retrieve.Prompt, error) {
 	if g.opt.Layout == LayoutStable {
 		return retrieve.StablePrompt(res, prev, t.Path, t.Prompt, TokenCounter{g.dec.tok}, g.cfg.Budget)
 	}

@@ -39,7 +39,7 @@ func (b *base) Notes() []string { return b.notes }
 // retrieveOnce returns r's blocks for query, reusing the previous result
 // when the target and query are the same; ms is the time it took (0 when
 // reused).
-func (b *base) retrieveOnce(r Retriever, t Target, query string) ([]retrieve.Result, float64, error) {
+func (b *base) retrieveOnce(r Retriever, t retrieve.Target, query string) ([]retrieve.Result, float64, error) {
 	if b.memo == nil {
 		b.memo = &retrievalMemo{}
 	}
@@ -73,19 +73,19 @@ func (b *base) onLane(d *Decoder) base {
 func (b *base) decoder() *Decoder { return b.dec }
 
 // contextPrompt is the ACToR layout of REFERENCE.md §3 for the blocks.
-func (b *base) contextPrompt(res []retrieve.Result, t Target) (retrieve.Prompt, error) {
+func (b *base) contextPrompt(res []retrieve.Result, t retrieve.Target) (retrieve.Prompt, error) {
 	return ContextPrompt(res, t, b.dec.tok, b.cfg.Budget)
 }
 
 // newSample starts a sample's record.
-func (b *base) newSample(t Target, sample int) *Sample {
+func (b *base) newSample(t retrieve.Target, sample int) *Sample {
 	return &Sample{Trace: Trace{Task: t.ID, Sample: sample, Method: b.method, Notes: b.notes}}
 }
 
 // attempts decodes stage of a sample until its body is neither empty nor
 // a bare pass, at most 1 + Retries times (the last body is kept whatever
 // it is); run decodes one attempt with its seeded sampler.
-func (b *base) attempts(s *Sample, t Target, stage string, stageNo int, retries int, run func(*Attempt, *engine.Sampler) (string, error)) (string, error) {
+func (b *base) attempts(s *Sample, t retrieve.Target, stage string, stageNo int, retries int, run func(*Attempt, *engine.Sampler) (string, error)) (string, error) {
 	for n := 0; ; n++ {
 		smp, seed := b.cfg.sampler(t, s.Trace.Sample, stageNo, n)
 		a := Attempt{Stage: stage, Attempt: n, Seed: seed}

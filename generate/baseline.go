@@ -12,8 +12,8 @@ import (
 // RLCoder differ only in the retriever and the query.
 type oneShot struct {
 	base
-	r     Retriever             // nil: no retrieval (RawPrompt)
-	query func(t Target) string // the retrieval query for the target
+	r     Retriever                      // nil: no retrieval (RawPrompt)
+	query func(t retrieve.Target) string // the retrieval query for the target
 }
 
 // NewRawPrompt returns the RawPrompt baseline: the model sees the target's
@@ -26,11 +26,11 @@ func NewRawPrompt(d *Decoder, cfg Config) Generator {
 // prompt as the query, the blocks laid out as in ACToR (REFERENCE.md §3).
 func NewRawRAG(d *Decoder, cfg Config, r Retriever) Generator {
 	return &oneShot{base: base{dec: d, cfg: cfg, method: MethodRawRAG}, r: r,
-		query: func(t Target) string { return t.Prompt }}
+		query: func(t retrieve.Target) string { return t.Prompt }}
 }
 
 // Generate decodes one sample.
-func (g *oneShot) Generate(t Target, sample int) (*Sample, error) {
+func (g *oneShot) Generate(t retrieve.Target, sample int) (*Sample, error) {
 	start := time.Now()
 	s := g.newSample(t, sample)
 	prompt := retrieve.Prompt{Text: t.Prompt}
@@ -80,7 +80,7 @@ func NewRepoCoder(d *Decoder, cfg Config, r Retriever) Generator {
 
 // Generate decodes one sample in two rounds; the second round's body is
 // the result, both rounds count in its time.
-func (g *repoCoder) Generate(t Target, sample int) (*Sample, error) {
+func (g *repoCoder) Generate(t retrieve.Target, sample int) (*Sample, error) {
 	start := time.Now()
 	s := g.newSample(t, sample)
 	round := func(stage string, no int, query string, retries int) (string, string, error) {

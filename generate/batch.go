@@ -52,7 +52,7 @@ func (g *actor) lane(d *Decoder, wrap func(Retriever) Retriever) Generator {
 // those of sequential generation, so the samples are too; the samples'
 // timings overlap (each lane's wall time). Retrievals of the lanes take
 // turns. Otherwise the samples are generated one after another.
-func GenerateSamples(g Generator, t Target, samples []int, batch bool) ([]*Sample, error) {
+func GenerateSamples(g Generator, t retrieve.Target, samples []int, batch bool) ([]*Sample, error) {
 	out := make([]*Sample, len(samples))
 	lg, ok := g.(laned)
 	if !batch || len(samples) < 2 || !ok {

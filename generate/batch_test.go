@@ -1,14 +1,14 @@
 package generate
 
 import (
-	"actor/internal/testsupport"
 	"runtime"
 	"slices"
 	"testing"
 
 	"actor/engine"
 	"actor/index"
-	"actor/models"
+	"actor/internal/testsupport"
+	"actor/retrieve"
 	"actor/tokenizer"
 )
 
@@ -155,10 +155,7 @@ func TestGenerateSamplesContextFull(t *testing.T) {
 // On SmolLM2 batched samples equal sequential ones too (seeded sampling
 // at the paper's temperature).
 func TestGenerateSamplesSmolLM2(t *testing.T) {
-	path, err := models.Resolve("smollm2-135m")
-	if err != nil {
-		t.Skipf("SmolLM2 not available: %v", err)
-	}
+	path := testsupport.Model(t, "smollm2-135m")
 	m, err := engine.Load(path, engine.Options{Threads: 2, ContextLength: 256})
 	if err != nil {
 		t.Fatal(err)
@@ -170,7 +167,7 @@ func TestGenerateSamplesSmolLM2(t *testing.T) {
 	}
 	cfg := DefaultConfig
 	cfg.MaxNewTokens, cfg.Seed = 16, 11
-	tg := Target{ID: "t", Path: "util.py", Prompt: "def mean(values):\n    \"\"\"Return the arithmetic mean of values.\"\"\"\n"}
+	tg := retrieve.Target{ID: "t", Path: "util.py", Prompt: "def mean(values):\n    \"\"\"Return the arithmetic mean of values.\"\"\"\n"}
 	run := func(batch bool) []*Sample {
 		d, err := NewDecoder(m, tok)
 		if err != nil {

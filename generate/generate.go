@@ -50,21 +50,7 @@ type Generator interface {
 	// Generate produces sample number sample (from 0) for the target. The
 	// sample index and the configured seed fix the random draws, so a
 	// resumed run reproduces the same text.
-	Generate(t Target, sample int) (*Sample, error)
-}
-
-// Target is the function to write.
-type Target struct {
-	// ID names the task (benchmark task id, or "path:line"); it seeds the
-	// sampler together with the sample index.
-	ID string
-	// Path is the target file relative to the repository root.
-	Path string
-	// Prompt is the target's signature and docstring, the text the model
-	// continues (REFERENCE.md §3: no other in-file context).
-	Prompt string
-	// Exclusion hides the target's own lines from retrieval.
-	Exclusion retrieve.Exclusion
+	Generate(t retrieve.Target, sample int) (*Sample, error)
 }
 
 // Config holds the decoding rules every method shares.
@@ -124,7 +110,7 @@ func (c Config) Validate() error {
 
 // sampler returns the seeded sampler of one attempt (stage separates
 // RepoCoder's rounds).
-func (c Config) sampler(t Target, sample, stage, attempt int) (*engine.Sampler, uint64) {
+func (c Config) sampler(t retrieve.Target, sample, stage, attempt int) (*engine.Sampler, uint64) {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%d\x00%s\x00%d\x00%d\x00%d", c.Seed, t.ID, sample, stage, attempt)
 	seed := h.Sum64()

@@ -64,7 +64,7 @@ var tinyRepo = map[string]string{
 }
 
 // tinyTarget is app.py's run.
-var tinyTarget = Target{ID: "app.py:1", Path: "app.py", Prompt: "def run(x):\n    \"\"\"Double x.\"\"\"\n    return ",
+var tinyTarget = retrieve.Target{ID: "app.py:1", Path: "app.py", Prompt: "def run(x):\n    \"\"\"Double x.\"\"\"\n    return ",
 	Exclusion: retrieve.Exclusion{Path: "app.py", StartLine: 1}}
 
 func block(c index.Candidate) retrieve.Result { return retrieve.Result{Candidate: c, Score: 1} }

@@ -17,7 +17,7 @@ func (c TokenCounter) CountTokens(text string) (int, error) {
 
 // ContextPrompt lays out retrieved blocks before the target as ACToR and
 // RawRAG decode it (REFERENCE.md §3): best block first, under budget.
-func ContextPrompt(res []retrieve.Result, t Target, tok *tokenizer.Tokenizer, budget retrieve.Budget) (retrieve.Prompt, error) {
+func ContextPrompt(res []retrieve.Result, t retrieve.Target, tok *tokenizer.Tokenizer, budget retrieve.Budget) (retrieve.Prompt, error) {
 	return retrieve.ACToRPrompt(res, t.Path, t.Prompt, TokenCounter{tok}, budget)
 }
 
@@ -25,7 +25,7 @@ func ContextPrompt(res []retrieve.Result, t Target, tok *tokenizer.Tokenizer, bu
 // returns for the target's signature and docstring, in ContextPrompt's
 // layout. Labelling builds its prompts with it, so that the probe learns
 // from hidden states of the prompts it later judges.
-func StartPrompt(r Retriever, t Target, tok *tokenizer.Tokenizer, budget retrieve.Budget) (retrieve.Prompt, error) {
+func StartPrompt(r Retriever, t retrieve.Target, tok *tokenizer.Tokenizer, budget retrieve.Budget) (retrieve.Prompt, error) {
 	res, err := r.Retrieve(startQuery(t), t.Exclusion)
 	if err != nil {
 		return retrieve.Prompt{}, err
@@ -36,4 +36,4 @@ func StartPrompt(r Retriever, t Target, tok *tokenizer.Tokenizer, budget retriev
 // startQuery is the query of the first retrieval: the target's signature
 // and docstring, as retrieve.ACToRQuery writes it with nothing generated
 // (the one query function of generation, actor prompt and actor recall).
-func startQuery(t Target) string { return retrieve.ACToRQuery(t.Prompt, "") }
+func startQuery(t retrieve.Target) string { return retrieve.ACToRQuery(t.Prompt, "") }

@@ -54,7 +54,7 @@ func NewRLCoder(d *Decoder, cfg Config, c *Corpus) (Generator, error) {
 		method += "+bm25"
 	}
 	return &oneShot{base: base{dec: d, cfg: cfg, method: method, notes: notes}, r: r,
-		query: func(t Target) string { return lastLines(t.Prompt, rlcoderQueryLines, true) }}, nil
+		query: func(t retrieve.Target) string { return lastLines(t.Prompt, rlcoderQueryLines, true) }}, nil
 }
 
 // Retrieve returns the re-ranked blocks above the stop candidate.

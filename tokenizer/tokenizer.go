@@ -14,8 +14,6 @@ package tokenizer
 import (
 	"fmt"
 	"sync"
-	"unicode"
-	"unicode/utf8"
 )
 
 // Tokenizer encodes and decodes text for one vocabulary. It is safe for
@@ -274,21 +272,6 @@ func (t *Tokenizer) Piece(id int32) string {
 		return ""
 	}
 	return t.pieces[id]
-}
-
-// IsWhitespace reports whether the token stands for whitespace only
-// (spaces, tabs, newlines), the tokens ACToR skips.
-func (t *Tokenizer) IsWhitespace(id int32) bool {
-	p := t.Piece(id)
-	if p == "" || !utf8.ValidString(p) {
-		return false
-	}
-	for _, r := range p {
-		if !unicode.IsSpace(r) {
-			return false
-		}
-	}
-	return true
 }
 
 // Hash returns a stable hex digest of the vocabulary, merges, scores and

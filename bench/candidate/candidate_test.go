@@ -122,3 +122,12 @@ func FuzzExtract(f *testing.F) {
 		}
 	})
 }
+
+func TestDefines(t *testing.T) {
+	file := "import x\n\nclass K:\n    def helper(self): pass\n\ndef target(a):\n    return a\n"
+	for name, want := range map[string]bool{"target": true, "helper": true, "K": false, "x": false} {
+		if got := Defines(file, name); got != want {
+			t.Errorf("Defines(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

@@ -10,7 +10,7 @@ package candidate
 import (
 	"strings"
 
-	"actor/bench/pysrc"
+	"actor/bench/candidate/internal/pyscan"
 )
 
 // Mode says how Extract read the generated text.
@@ -31,7 +31,7 @@ const (
 // prompt's last newline is the indentation the generation started at.
 func Extract(generated, entryPoint, prompt string) (string, Mode) {
 	text := expandLeadingTabs(unfence(generated))
-	src := pysrc.Parse(text)
+	src := pyscan.Parse(text)
 	if f, ok := src.Find(entryPoint); ok {
 		return Dedent(src.Code(f), f.Indent), ModeFunction
 	}
@@ -75,7 +75,7 @@ func unfence(text string) string {
 // line after the body's first statement that starts at column 0, and
 // re-indents it from its smallest indentation to 4 spaces.
 func cutBody(text string) string {
-	src := pysrc.Parse(text)
+	src := pyscan.Parse(text)
 	lines := src.Lines
 	first, keep, base := -1, len(lines), -1
 	for i, l := range lines {
@@ -116,7 +116,7 @@ func cutBody(text string) string {
 // joinPrompt puts the target prompt (dedented to column 0) before body.
 func joinPrompt(prompt, body string) string {
 	prompt = expandLeadingTabs(strings.TrimRight(prompt, " \t\r\n"))
-	if src := pysrc.Parse(prompt); len(src.Lines) > 0 {
+	if src := pyscan.Parse(prompt); len(src.Lines) > 0 {
 		for _, l := range src.Lines {
 			if l.Logical && !l.Blank {
 				prompt = Dedent(prompt, l.Indent)
@@ -143,7 +143,7 @@ func Dedent(code string, n int) string {
 // of code that is not inside a string literal (the first line always counts
 // as such) and puts prefix in front of it; blank lines become empty.
 func Reindent(code string, from int, prefix string) string {
-	src := pysrc.Parse(code)
+	src := pyscan.Parse(code)
 	var b strings.Builder
 	for i, l := range src.Lines {
 		line := l.Text(code)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"actor/bench/pysrc"
+	"actor/bench/candidate/internal/pyscan"
 )
 
 // Target says which function of a source file a candidate replaces.
@@ -20,7 +20,7 @@ type Target struct {
 
 // locate finds the target's definition in src: the one equal to the gold
 // source, else the one nearest the line hint, else the top-level one.
-func locate(src *pysrc.Source, t Target) (pysrc.Func, bool) {
+func locate(src *pyscan.Source, t Target) (pyscan.Func, bool) {
 	if gold := normalize(t.Gold); gold != "" {
 		for _, f := range src.Functions() {
 			if f.Name == t.Name && normalize(Dedent(src.Code(f), f.Indent)) == gold {
@@ -40,7 +40,7 @@ func normalize(code string) string {
 	if code == "" {
 		return ""
 	}
-	src := pysrc.Parse(code)
+	src := pyscan.Parse(code)
 	if fs := src.Functions(); len(fs) > 0 {
 		code = Dedent(code, fs[0].Indent)
 	}
@@ -51,7 +51,7 @@ func normalize(code string) string {
 // of its body; decorators stay) with fn, indented like the replaced def
 // line. It returns the new text and the 1-based line span replaced.
 func Place(file string, t Target, fn string) (string, [2]int, error) {
-	src := pysrc.Parse(file)
+	src := pyscan.Parse(file)
 	f, ok := locate(src, t)
 	if !ok {
 		return "", [2]int{}, fmt.Errorf("no definition of function %q", t.Name)
@@ -64,7 +64,14 @@ func Place(file string, t Target, fn string) (string, [2]int, error) {
 // Span returns the 1-based line span (def line to last body line) of the
 // target function in file.
 func Span(file string, t Target) ([2]int, bool) {
-	src := pysrc.Parse(file)
+	src := pyscan.Parse(file)
 	f, ok := locate(src, t)
 	return [2]int{f.Def + 1, f.Last + 1}, ok
+}
+
+// Defines reports whether file defines a function named name, as Place
+// finds one.
+func Defines(file, name string) bool {
+	_, ok := pyscan.Parse(file).Find(name)
+	return ok
 }

@@ -16,7 +16,6 @@ type coderEvalRow struct {
 	Lineno      json.RawMessage `json:"lineno"`
 	EndLineno   json.RawMessage `json:"end_lineno"`
 	Code        string          `json:"code"`
-	Docstring   string          `json:"docstring"`
 	Level       string          `json:"level"`
 	FileContent string          `json:"file_content"`
 }
@@ -47,7 +46,6 @@ func parseCoderEval(raw []byte, prompts map[string]Prompt) (Task, error) {
 		File:       path.Clean(strings.TrimPrefix(strings.TrimSpace(r.FilePath), "/")),
 		EntryPoint: strings.TrimSpace(r.Name),
 		Gold:       r.Code,
-		Docstring:  r.Docstring,
 		Level:      r.Level,
 		Context:    r.FileContent,
 	}
@@ -68,15 +66,10 @@ func parseCoderEval(raw []byte, prompts map[string]Prompt) (Task, error) {
 		return Task{}, fmt.Errorf("end_lineno %d before lineno %d", t.EndLine, t.Line)
 	}
 	if p, ok := prompts[t.ID]; ok {
-		t.Prompt, t.Signature = p.Input, p.Signature
-		if t.Docstring == "" {
-			t.Docstring = p.Docstring
-		}
+		t.Prompt = p.Input
 	}
-	if t.Prompt == "" {
-		if err := fillPrompt(&t); err != nil {
-			return Task{}, err
-		}
+	if err := fillPrompt(&t); err != nil {
+		return Task{}, err
 	}
 	return t, nil
 }

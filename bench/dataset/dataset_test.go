@@ -51,8 +51,8 @@ func TestRepoExecJSONL(t *testing.T) {
 		}
 	}
 	task := set.Tasks[0]
-	if task.Prompt != "def add(a, b):\n    \"\"\"Add a and b.\n\n    More.\n    \"\"\"\n" || task.Signature != "def add(a, b):" {
-		t.Errorf("prompt %q signature %q", task.Prompt, task.Signature)
+	if task.Prompt != "def add(a, b):\n    \"\"\"Add a and b.\n\n    More.\n    \"\"\"\n" {
+		t.Errorf("prompt %q", task.Prompt)
 	}
 	if task.Check() != CheckProgram || task.DefaultTimeout().Seconds() != 120 || task.Origin != f+":1" {
 		t.Errorf("check %s timeout %v origin %s", task.Check(), task.DefaultTimeout(), task.Origin)
@@ -144,13 +144,7 @@ func TestLoadErrors(t *testing.T) {
 // TestDevSubset loads the RepoExec development subset and, when the
 // projects' sources are there, locates every gold function in them.
 func TestDevSubset(t *testing.T) {
-	data := envOr("ACTOR_REPOEXEC_DEV", "../../../shared/data/repoexec-dev")
-	if !exists(filepath.Join(data, "tasks.jsonl")) {
-		if os.Getenv("ACTOR_REQUIRE_REPOEXEC_DEV") == "1" {
-			t.Fatalf("%s/tasks.jsonl absent", data)
-		}
-		t.Skipf("development subset absent at %s (set ACTOR_REPOEXEC_DEV)", data)
-	}
+	data, repos := testsupport.RepoExecDev(t)
 	set, err := Load(RepoExec, data)
 	if err != nil {
 		t.Fatal(err)
@@ -160,13 +154,6 @@ func TestDevSubset(t *testing.T) {
 	}
 	if p := set.Lookup("0").Prompt; !strings.HasPrefix(p, "def reverse(input_string: str) -> str:\n    \"\"\"\n") || !strings.HasSuffix(p, ":return: Reversed string.\n    \"\"\"\n") {
 		t.Errorf("task 0 prompt = %q", p)
-	}
-	repos := envOr("ACTOR_REPOS", "/work/data")
-	if !exists(filepath.Join(repos, "test-apps", "pyMonet")) {
-		if os.Getenv("ACTOR_REQUIRE_REPOEXEC_DEV") == "1" {
-			t.Fatalf("project sources absent under %s", repos)
-		}
-		t.Skipf("project sources absent under %s (set ACTOR_REPOS)", repos)
 	}
 	for i := range set.Tasks {
 		task := &set.Tasks[i]

@@ -54,7 +54,7 @@ func TestPublishedLayout(t *testing.T) {
 // /work/data/repoexec/data_with_test_case): 430 rows of 23 projects, none
 // malformed, the 68 development tasks among them.
 func TestPublishedData(t *testing.T) {
-	dir := envOr("ACTOR_REPOEXEC_DATA", "/work/data/repoexec/data_with_test_case")
+	dir := envOr("ACTOR_REPOEXEC_DATA", testsupport.Path("../data/repoexec/data_with_test_case"))
 	if !exists(dir) {
 		t.Skipf("RepoExec's data_with_test_case absent at %s (set ACTOR_REPOEXEC_DATA)", dir)
 	}
@@ -69,7 +69,7 @@ func TestPublishedData(t *testing.T) {
 	if len(set.Tasks) != 430 || len(set.Errors) != 0 || len(projects) != 23 {
 		t.Fatalf("%d tasks of %d projects, errors %v", len(set.Tasks), len(projects), set.Errors)
 	}
-	dev := envOr("ACTOR_REPOEXEC_DEV", "../../../shared/data/repoexec-dev")
+	dev := envOr("ACTOR_REPOEXEC_DEV", testsupport.Path("../shared/data/repoexec-dev"))
 	if !exists(filepath.Join(dev, "tasks.jsonl")) {
 		return
 	}

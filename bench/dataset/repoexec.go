@@ -5,7 +5,7 @@ import (
 	"errors"
 	"strings"
 
-	"actor/bench/pysrc"
+	"actor/pysrc"
 )
 
 // repoExecRow is the union of the RepoExec row formats: the Hugging Face
@@ -24,8 +24,6 @@ type repoExecRow struct {
 	Code                 string          `json:"code"`
 	Prompt               string          `json:"prompt"`
 	TargetFunctionPrompt string          `json:"target_function_prompt"`
-	FunctionSignature    string          `json:"function_signature"`
-	Docstring            string          `json:"docstring"`
 	Test                 string          `json:"test"`
 	Check                string          `json:"check"`
 }
@@ -44,8 +42,6 @@ func parseRepoExec(raw []byte) (Task, error) {
 		Gold:       first(r.FocalFunction, r.Solution),
 		Test:       first(r.Test, r.Check),
 		Context:    first(r.Code, r.Prompt),
-		Signature:  r.FunctionSignature,
-		Docstring:  r.Docstring,
 		Prompt:     r.TargetFunctionPrompt,
 	}
 	for _, f := range []struct {
@@ -71,24 +67,32 @@ func parseRepoExec(raw []byte) (Task, error) {
 	return t, nil
 }
 
-// fillPrompt derives the signature and the target prompt (signature and
-// docstring) from the gold function when the row does not carry them.
+// fillPrompt derives the target prompt (signature and docstring, as
+// pysrc reads them) from the gold function when the row does not carry it.
 func fillPrompt(t *Task) error {
-	src := pysrc.Parse(t.Gold)
-	f, ok := src.Find(t.EntryPoint)
-	if !ok {
+	if t.Prompt != "" {
+		return nil
+	}
+	f, err := pysrc.Parse([]byte(t.Gold))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var best *pysrc.Function
+	for _, fn := range f.Functions() {
+		if fn.Name == t.EntryPoint && (best == nil || indent(fn.Source) <= indent(best.Source)) {
+			best = &fn
+		}
+	}
+	if best == nil {
 		return errors.New("gold function does not define " + t.EntryPoint)
 	}
-	lineEnd := func(i int) int { return src.Lines[i].End }
-	start := src.Lines[f.Def].Start
-	if t.Signature == "" {
-		t.Signature = src.Text[start:lineEnd(f.Body-1)]
-	}
-	if t.Prompt == "" {
-		t.Prompt = src.Text[start:lineEnd(src.DocEnd(f))] + "\n"
-	}
+	t.Prompt = best.Prompt
 	return nil
 }
+
+// indent is the width of src's leading blanks.
+func indent(src string) int { return len(src) - len(strings.TrimLeft(src, " \t")) }
 
 // first returns the first non-blank string.
 func first(s ...string) string {

@@ -55,8 +55,6 @@ type Task struct {
 	Line, EndLine int
 	// EntryPoint is the function's name.
 	EntryPoint string
-	// Signature is the def line(s); Docstring the docstring as given.
-	Signature, Docstring string
 	// Prompt is the target prompt: signature and docstring, what a
 	// generator completes.
 	Prompt string

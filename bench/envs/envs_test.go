@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"actor/internal/testsupport"
 )
 
 func TestName(t *testing.T) {
@@ -96,7 +98,7 @@ func TestLocks(t *testing.T) {
 func TestSpecsFollowPackageTxt(t *testing.T) {
 	repos := os.Getenv("ACTOR_REPOS")
 	if repos == "" {
-		repos = "/work/data"
+		repos = testsupport.Path("../data")
 	}
 	specs, err := Specs()
 	if err != nil {

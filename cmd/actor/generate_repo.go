@@ -13,6 +13,9 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"actor/engine"
 	"actor/generate"
 	"actor/index"
@@ -21,9 +24,6 @@ import (
 	"actor/retrieve"
 	"actor/retrieve/task"
 	"actor/tokenizer"
-
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 // methodFlags choose a generation method and its switches; shared by the
@@ -358,27 +358,26 @@ func runRepoGenerate(cmd *cobra.Command, stdout, stderr io.Writer) error {
 
 // repoTarget locates the function to write: --target path.py:LINE, or a
 // task of a JSONL file (--task FILE, --task-id ID when it holds several).
-func repoTarget(repo, target, taskFile, taskID string) (generate.Target, error) {
+func repoTarget(repo, target, taskFile, taskID string) (retrieve.Target, error) {
 	if repo == "" {
-		return generate.Target{}, errors.New("generate: --repo is required with --target or --task")
+		return retrieve.Target{}, errors.New("generate: --repo is required with --target or --task")
 	}
-	var tg task.Target
-	var id string
+	var tg retrieve.Target
 	switch {
 	case target != "" && taskFile == "":
 		i := strings.LastIndexByte(target, ':')
 		line, err := strconv.Atoi(target[i+1:])
 		if i < 0 || err != nil || line < 1 {
-			return generate.Target{}, fmt.Errorf("generate: --target %q: want path.py:LINE (1-based)", target)
+			return retrieve.Target{}, fmt.Errorf("generate: --target %q: want path.py:LINE (1-based)", target)
 		}
-		if tg, err = task.AtLine(repo, target[:i], line); err != nil {
-			return generate.Target{}, err
+		if tg, err = retrieve.AtLine(repo, target[:i], line); err != nil {
+			return retrieve.Target{}, err
 		}
-		id = target
+		tg.ID = target
 	case taskFile != "" && target == "":
 		tasks, err := task.ReadJSONL(taskFile)
 		if err != nil {
-			return generate.Target{}, err
+			return retrieve.Target{}, err
 		}
 		var t task.Task
 		switch {
@@ -390,16 +389,15 @@ func repoTarget(repo, target, taskFile, taskID string) (generate.Target, error) 
 			err = fmt.Errorf("%d tasks: choose one with --task-id", len(tasks))
 		}
 		if err != nil {
-			return generate.Target{}, fmt.Errorf("generate: %s: %w", taskFile, err)
+			return retrieve.Target{}, fmt.Errorf("generate: %s: %w", taskFile, err)
 		}
 		if tg, err = task.Locate(repo, t); err != nil {
-			return generate.Target{}, err
+			return retrieve.Target{}, err
 		}
-		id = t.ID
 	default:
-		return generate.Target{}, errors.New("generate: give exactly one of --target path.py:LINE and --task FILE.jsonl")
+		return retrieve.Target{}, errors.New("generate: give exactly one of --target path.py:LINE and --task FILE.jsonl")
 	}
-	return generate.Target{ID: id, Path: tg.Path, Prompt: tg.Prompt, Exclusion: tg.Exclusion}, nil
+	return tg, nil
 }
 
 // openTrace creates the trace file ("" for none).

@@ -11,7 +11,6 @@ import (
 	"actor/probe/dataset"
 	"actor/probe/labeler"
 	"actor/retrieve"
-	"actor/retrieve/task"
 	"actor/tokenizer"
 )
 
@@ -65,7 +64,7 @@ func (p *labelPrompts) prompt(s *dataset.Sample) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	tg, err := task.AtLine(filepath.Join(p.root, s.Repo), s.Path, s.StartLine+1)
+	tg, err := retrieve.AtLine(filepath.Join(p.root, s.Repo), s.Path, s.StartLine+1)
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", labeler.ErrSkip, err)
 	}
@@ -80,8 +79,8 @@ func (p *labelPrompts) prompt(s *dataset.Sample) (string, error) {
 		return "", fmt.Errorf("%w: no body after the docstring at %s:%d", labeler.ErrSkip, s.Path, s.StartLine+1)
 	}
 	s.Prompt, s.Body = tg.Prompt, body
-	t := generate.Target{ID: s.ID, Path: tg.Path, Prompt: tg.Prompt, Exclusion: tg.Exclusion}
-	pr, err := generate.StartPrompt(r, t, p.tok, p.budget)
+	tg.ID = s.ID
+	pr, err := generate.StartPrompt(r, tg, p.tok, p.budget)
 	if err != nil {
 		return "", err
 	}

@@ -139,7 +139,7 @@ func rateOne(sess *engine.Session, tok *tokenizer.Tokenizer, sampler *engine.Sam
 			break
 		}
 		c.generated++
-		if n > 0 && !tok.IsWhitespace(id) {
+		if probe.Skip(n, tok.Piece(id), false) == "" {
 			c.judged++
 			if p.Critical(pred.Hidden) {
 				c.flagged++

@@ -8,14 +8,14 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/spf13/cobra"
+
 	"actor/generate"
 	"actor/gguf"
 	"actor/models"
 	"actor/retrieve"
 	"actor/retrieve/task"
 	"actor/tokenizer"
-
-	"github.com/spf13/cobra"
 )
 
 // loadTokenCounter opens the generator model's tokenizer.
@@ -69,14 +69,14 @@ stay under --budget; a block that does not fit is skipped, at most
 	RunE: func(cmd *cobra.Command, args []string) error {
 		f := &promptFlags
 		repo := args[0]
-		var tg task.Target
+		var tg retrieve.Target
 		var err error
 		switch {
 		case f.file != "" && f.tasks == "":
 			if f.line < 1 {
 				return errors.New("--file needs --line N (1-based)")
 			}
-			tg, err = task.AtLine(repo, f.file, f.line)
+			tg, err = retrieve.AtLine(repo, f.file, f.line)
 		case f.tasks != "" && f.file == "":
 			if f.taskID == "" {
 				return errors.New("--tasks needs --task ID")

@@ -12,6 +12,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
 	"actor/bench"
 	"actor/bench/dataset"
 	"actor/bench/predictions"
@@ -19,10 +22,7 @@ import (
 	"actor/engine"
 	"actor/generate"
 	"actor/models"
-	"actor/retrieve/task"
-
-	"github.com/schollz/progressbar/v3"
-	"github.com/spf13/cobra"
+	"actor/retrieve"
 )
 
 // runFlags are the options of actor run.
@@ -271,11 +271,11 @@ func (r *runner) samples(ctx context.Context, jobs []runJob) ([]*generate.Sample
 	if err != nil {
 		return nil, "", err
 	}
-	fn, err := task.AtLine(r.root, t.File, t.Line)
+	tg, err := retrieve.AtLine(r.root, t.File, t.Line)
 	if err != nil {
 		return nil, "", err
 	}
-	tg := generate.Target{ID: t.ID, Path: fn.Path, Prompt: t.Prompt, Exclusion: fn.Exclusion}
+	tg.ID, tg.Prompt = t.ID, t.Prompt
 	idx := make([]int, len(jobs))
 	for i, j := range jobs {
 		idx[i] = j.sample

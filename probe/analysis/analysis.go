@@ -10,9 +10,9 @@ import (
 
 	"actor/probe"
 	"actor/probe/critical"
-	"actor/probe/internal/pytree"
 	"actor/probe/labels"
 	"actor/probe/syntax"
+	"actor/pysrc"
 )
 
 // Regions lists the Venn-diagram regions of the three criteria in report
@@ -83,7 +83,7 @@ func Analyze(set *labels.Set, r critical.Rules) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Labels: set.Dir(), Model: set.Header.Model, Rules: r, Samples: len(set.Samples), Tokens: len(set.Tokens)}
-	p, err := pytree.New()
+	p, err := pysrc.NewParser()
 	if err != nil {
 		return nil, err
 	}

@@ -26,7 +26,7 @@ func Flag(set *labels.Set, p *probe.Probe, name string) (*Flagging, error) {
 	var rows []int64
 	var ys []int32
 	for _, t := range set.Tokens {
-		if t.Pos == 0 || isSpace(t.Text) {
+		if probe.Skip(t.Pos, t.Text, false) != "" {
 			continue
 		}
 		rows = append(rows, t.Row)
@@ -59,16 +59,4 @@ func Flag(set *labels.Set, p *probe.Probe, name string) (*Flagging, error) {
 	f.Judged = len(rows)
 	f.Metrics.Finish()
 	return f, nil
-}
-
-// isSpace reports whether a token's text is empty or whitespace only.
-func isSpace(s string) bool {
-	for _, r := range s {
-		switch r {
-		case ' ', '\t', '\n', '\r', '\f', '\v':
-		default:
-			return false
-		}
-	}
-	return true
 }

@@ -9,10 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	sitter "github.com/tree-sitter/go-tree-sitter"
-
 	"actor/internal/testsupport"
-	"actor/probe/internal/pytree"
+	"actor/pysrc"
 )
 
 const source = `"""Module docstring."""
@@ -76,7 +74,7 @@ def broken(:
 `
 
 func functions(t *testing.T, src string) ([]Sample, Report) {
-	p, err := pytree.New()
+	p, err := pysrc.NewParser()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,15 +118,30 @@ func TestFunctionsHandWorked(t *testing.T) {
 		t.Errorf("report %+v, want %+v", rep, wantRep)
 	}
 	// Prompt+Body of every sample parses as Python without errors.
-	p, _ := pytree.New()
-	defer p.Close()
 	for _, s := range got {
-		_ = p.Parse([]byte(s.Function()), func(root *sitter.Node) error {
-			if root.HasError() {
-				t.Errorf("%s does not parse:\n%s", s.Signature, s.Function())
-			}
-			return nil
-		})
+		f, err := pysrc.Parse([]byte(s.Function()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Root().HasError() {
+			t.Errorf("%s does not parse:\n%s", s.Signature, s.Function())
+		}
+		f.Close()
+	}
+}
+
+// The docstring rule is pysrc's (Python's): implicitly concatenated
+// literals are one docstring, an f-string or bytes literal is none.
+func TestFunctionsDocstringRule(t *testing.T) {
+	src := "def cat():\n    \"Part one, \" 'part two.'\n    return 1\n\n\n" +
+		"def fdoc():\n    \"a\" f\"b{1}\"\n    return 2\n\n\n" +
+		"def bdoc():\n    b\"bytes\"\n    return 3\n"
+	got, rep := functions(t, src)
+	if len(got) != 1 || got[0].Signature != "def cat():" || got[0].Docstring != "Part one, part two." {
+		t.Fatalf("samples %#v", got)
+	}
+	if rep.NoDocstring != 2 {
+		t.Errorf("report %+v, want 2 without docstring", rep)
 	}
 }
 
@@ -238,7 +251,7 @@ func FuzzFunctions(f *testing.F) {
 	f.Add(source)
 	f.Add("def f():\n  '''x'''\n  return 1\n")
 	f.Add("class A:\n\tdef f(self):\n\t\t'd'\n\t\tpass\n")
-	p, err := pytree.New()
+	p, err := pysrc.NewParser()
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
 
-	"actor/probe/internal/pytree"
+	"actor/pysrc"
 )
 
 // Options are the extraction filters. The paper keeps repositories with
@@ -59,7 +59,7 @@ func (r Report) String() string {
 // repository name is the directory's base name) and applies the filters.
 func ExtractRepos(dirs []string, o Options) ([]Sample, Report, error) {
 	var rep Report
-	p, err := pytree.New()
+	p, err := pysrc.NewParser()
 	if err != nil {
 		return nil, rep, err
 	}
@@ -119,7 +119,7 @@ func isTestPath(rel string) bool {
 }
 
 // extractRepo walks one repository in lexical order.
-func extractRepo(p *pytree.Parser, dir, repo string, o Options, rep *Report) ([]Sample, error) {
+func extractRepo(p *pysrc.Parser, dir, repo string, o Options, rep *Report) ([]Sample, error) {
 	maxBytes := o.MaxFileBytes
 	if maxBytes <= 0 {
 		maxBytes = 1 << 20
@@ -165,42 +165,44 @@ func extractRepo(p *pytree.Parser, dir, repo string, o Options, rep *Report) ([]
 // Functions extracts the module- and class-level functions of one Python
 // source that have a complete docstring and a body, counting the others in
 // rep.
-func Functions(p *pytree.Parser, src []byte, o Options, rep *Report) ([]Sample, error) {
+func Functions(p *pysrc.Parser, src []byte, o Options, rep *Report) ([]Sample, error) {
+	f, err := p.Parse(src)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
 	lines := strings.SplitAfter(string(src), "\n")
 	var out []Sample
-	err := p.Parse(src, func(root *sitter.Node) error {
-		var visit func(n *sitter.Node)
-		visit = func(n *sitter.Node) {
-			for _, c := range pytree.Children(n) {
-				switch c.Kind() {
-				case "function_definition":
+	var visit func(n *sitter.Node)
+	visit = func(n *sitter.Node) {
+		for _, c := range pysrc.Children(n) {
+			switch c.Kind() {
+			case "function_definition":
+				rep.Functions++
+				if s, ok := function(f, lines, c, o, rep); ok {
+					out = append(out, s)
+				}
+			case "decorated_definition", "class_definition", "block", "if_statement", "else_clause", "try_statement":
+				// descend into classes (and code guarded at module or
+				// class level), never into functions
+				if def := c.ChildByFieldName("definition"); def != nil && def.Kind() == "function_definition" {
 					rep.Functions++
-					if s, ok := function(src, lines, c, o, rep); ok {
+					if s, ok := function(f, lines, def, o, rep); ok {
 						out = append(out, s)
 					}
-				case "decorated_definition", "class_definition", "block", "if_statement", "else_clause", "try_statement":
-					// descend into classes (and code guarded at module or
-					// class level), never into functions
-					if def := c.ChildByFieldName("definition"); def != nil && def.Kind() == "function_definition" {
-						rep.Functions++
-						if s, ok := function(src, lines, def, o, rep); ok {
-							out = append(out, s)
-						}
-						continue
-					}
-					visit(c)
+					continue
 				}
+				visit(c)
 			}
 		}
-		visit(root)
-		return nil
-	})
-	return out, err
+	}
+	visit(f.Root())
+	return out, nil
 }
 
 // function turns one function_definition node into a sample, or reports
 // why it does not qualify.
-func function(src []byte, lines []string, fn *sitter.Node, o Options, rep *Report) (Sample, bool) {
+func function(f *pysrc.File, lines []string, fn *sitter.Node, o Options, rep *Report) (Sample, bool) {
 	if fn.HasError() {
 		rep.ParseErrs++
 		return Sample{}, false
@@ -210,13 +212,12 @@ func function(src []byte, lines []string, fn *sitter.Node, o Options, rep *Repor
 		rep.NoBody++
 		return Sample{}, false
 	}
-	stmts := slices.DeleteFunc(pytree.Children(body), func(n *sitter.Node) bool { return n.Kind() == "comment" })
-	doc, ok := docstring(src, stmts)
+	stmts := pysrc.Statements(body)
+	_, content, ok := f.Docstring(body)
 	if !ok {
 		rep.NoDocstring++
 		return Sample{}, false
 	}
-	content := docContent(src, doc)
 	if len(strings.Join(strings.Fields(content), "")) < max(1, o.MinDocChars) {
 		rep.BadDocstring++
 		return Sample{}, false
@@ -263,37 +264,10 @@ func function(src []byte, lines []string, fn *sitter.Node, o Options, rep *Repor
 	if rt := fn.ChildByFieldName("return_type"); rt != nil {
 		sigEnd = rt.EndByte()
 	}
-	sig := strings.Join(strings.Fields(string(src[fn.StartByte():sigEnd])), " ") + ":"
+	sig := strings.Join(strings.Fields(string(f.Src()[fn.StartByte():sigEnd])), " ") + ":"
 	return Sample{
 		Signature: sig, Docstring: content, Prompt: prompt,
 		Body:      strings.TrimRight(strings.Join(bodyLines, ""), " \t\r\n"),
 		StartLine: defRow, BodyLine: bodyStart,
 	}, true
-}
-
-// docstring returns the string node of a leading docstring statement.
-func docstring(src []byte, stmts []*sitter.Node) (*sitter.Node, bool) {
-	if len(stmts) == 0 || stmts[0].Kind() != "expression_statement" || stmts[0].NamedChildCount() != 1 {
-		return nil, false
-	}
-	s := stmts[0].NamedChild(0)
-	if s.Kind() != "string" {
-		return nil, false
-	}
-	start := s.NamedChild(0)
-	if start == nil || start.Kind() != "string_start" || strings.ContainsAny(pytree.Text(src, start), "fFbB") {
-		return nil, false // f-strings and bytes are not docstrings
-	}
-	return s, true
-}
-
-// docContent is the text between the docstring's quotes.
-func docContent(src []byte, s *sitter.Node) string {
-	var b strings.Builder
-	for _, c := range pytree.Children(s) {
-		if c.Kind() == "string_content" || c.Kind() == "escape_sequence" {
-			b.WriteString(pytree.Text(src, c))
-		}
-	}
-	return b.String()
 }

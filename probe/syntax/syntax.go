@@ -10,7 +10,7 @@ import (
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
 
-	"actor/probe/internal/pytree"
+	"actor/pysrc"
 )
 
 // Class is a syntax class of a token.
@@ -61,17 +61,15 @@ type leaf struct {
 // Spans classifies byte spans [start, end) of src. A span whose bytes are
 // all whitespace is Whitespace (or Literal/Comment inside a string or
 // comment); a span outside every leaf is Unknown.
-func Spans(p *pytree.Parser, src []byte, spans [][2]int) ([]Class, error) {
-	var leaves []leaf
-	err := p.Parse(src, func(root *sitter.Node) error {
-		c := root.Walk()
-		defer c.Close()
-		leaves = collect(c, src, nil)
-		return nil
-	})
+func Spans(p *pysrc.Parser, src []byte, spans [][2]int) ([]Class, error) {
+	f, err := p.Parse(src)
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
+	c := f.Root().Walk()
+	defer c.Close()
+	leaves := collect(c, src, nil)
 	out := make([]Class, len(spans))
 	for i, s := range spans {
 		out[i] = classify(src, leaves, s[0], s[1])

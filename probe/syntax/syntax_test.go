@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"actor/probe/internal/pytree"
+	"actor/pysrc"
 )
 
 // Tokens as a BPE tokenizer might cut them, with their classes by hand.
@@ -37,7 +37,7 @@ func TestSpansHandWorked(t *testing.T) {
 	}
 	// A span past the end and an empty span are Unknown.
 	spans = append(spans, [2]int{src.Len(), src.Len() + 3}, [2]int{2, 2})
-	p, err := pytree.New()
+	p, err := pysrc.NewParser()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestSpansHandWorked(t *testing.T) {
 // unless they are Python keywords.
 func TestSpansBrokenSource(t *testing.T) {
 	src := "def f(:\n    return $ foo\n"
-	p, _ := pytree.New()
+	p, _ := pysrc.NewParser()
 	defer p.Close()
 	idx := func(s string) [2]int { i := strings.Index(src, s); return [2]int{i, i + len(s)} }
 	got, err := Spans(p, []byte(src), [][2]int{idx("def"), idx("return"), idx("foo")})
@@ -75,7 +75,7 @@ func TestSpansBrokenSource(t *testing.T) {
 func FuzzSpans(f *testing.F) {
 	f.Add("def f(x):\n    return x + 1\n", 0, 3)
 	f.Add("x = f'{a!r:>{w}}'\n", 4, 9)
-	p, err := pytree.New()
+	p, err := pysrc.NewParser()
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -46,21 +46,9 @@ func holdOut(set *labels.Set, frac float64, seed uint64) map[string]bool {
 	return out
 }
 
-// judged reports whether Algorithm 1 would judge the token: not the first
-// body token and not white space only.
-func judged(t labels.Token) bool {
-	if t.Pos == 0 {
-		return false
-	}
-	for _, r := range t.Text {
-		switch r {
-		case ' ', '\t', '\n', '\r', '\f', '\v':
-		default:
-			return true
-		}
-	}
-	return false
-}
+// judged reports whether Algorithm 1 would judge the labelled token
+// (probe.Skip; a teacher-forced body holds no end-of-generation token).
+func judged(t labels.Token) bool { return probe.Skip(t.Pos, t.Text, false) == "" }
 
 // calibrate chooses the threshold at which p flags rate of the judged
 // tokens of the held-out samples (with rate 0 it keeps p's) and records how

@@ -15,7 +15,6 @@ import (
 	"actor/index"
 	"actor/internal/testsupport"
 	"actor/retrieve"
-	"actor/retrieve/internal/devdata"
 	"actor/retrieve/task"
 )
 
@@ -84,7 +83,8 @@ func (e *hfEncoder) close() { e.in.Close(); e.cmd.Wait() }
 // It needs python3 with torch and transformers and the model folder that
 // `actor models pull all-minilm-l6-v2` leaves ($ACTOR_HOME/models).
 func BenchmarkRepoExecDevDense(b *testing.B) {
-	tasksFile, repos := devdata.Paths(b)
+	dev, repos := testsupport.RepoExecDev(b)
+	tasksFile := filepath.Join(dev, "tasks.jsonl")
 	dir := testsupport.Model(b, "all-minilm-l6-v2")
 	enc, err := startHF(dir)
 	if err != nil {

@@ -34,8 +34,8 @@ import (
 	"strings"
 
 	"actor/index"
+	"actor/pysrc"
 	"actor/retrieve"
-	"actor/retrieve/pysrc"
 	"actor/retrieve/task"
 )
 
@@ -101,7 +101,7 @@ type Gold map[string][]Span
 
 // Gold computes the gold names of the located target, whose gold function
 // is the one in the repository file at tg.Path.
-func (r *Repo) Gold(tg task.Target) (Gold, error) {
+func (r *Repo) Gold(tg retrieve.Target) (Gold, error) {
 	src, ok := r.files[tg.Path]
 	if !ok {
 		return nil, fmt.Errorf("target file %s is not among the repository's files", tg.Path)
@@ -267,7 +267,7 @@ type Project struct {
 // TaskScore is one task's result.
 type TaskScore struct {
 	Task    task.Task
-	Target  task.Target
+	Target  retrieve.Target
 	Gold    Gold
 	Results []retrieve.Result
 	Score

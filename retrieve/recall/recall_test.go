@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"actor/index"
+	"actor/internal/testsupport"
 	"actor/retrieve"
-	"actor/retrieve/internal/devdata"
 	"actor/retrieve/task"
 )
 
@@ -49,7 +49,7 @@ func TestGold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tg := task.Target{Path: "pkg/main.py", Exclusion: retrieve.Exclusion{Path: "pkg/main.py", StartLine: 8}}
+	tg := retrieve.Target{Path: "pkg/main.py", Exclusion: retrieve.Exclusion{Path: "pkg/main.py", StartLine: 8}}
 	tg.Function.Start, tg.Function.DeclStart, tg.Function.End = 8, 8, 12
 	gold, err := r.Gold(tg)
 	if err != nil {
@@ -100,7 +100,8 @@ func TestIsTestFile(t *testing.T) {
 // over Split-and-Aggregate candidates (the numbers in the report; `actor
 // recall` computes the same through the index).
 func TestRepoExecDevBM25(t *testing.T) {
-	tasksFile, repos := devdata.Paths(t)
+	dev, repos := testsupport.RepoExecDev(t)
+	tasksFile := filepath.Join(dev, "tasks.jsonl")
 	tasks, err := task.ReadJSONL(tasksFile)
 	if err != nil {
 		t.Fatal(err)

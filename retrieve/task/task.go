@@ -16,8 +16,8 @@ import (
 	"strings"
 
 	"actor/jsonrows"
+	"actor/pysrc"
 	"actor/retrieve"
-	"actor/retrieve/pysrc"
 )
 
 // Task is one benchmark task. Fields missing from the JSON stay empty.
@@ -193,65 +193,23 @@ func Find(tasks []Task, id string) (Task, error) {
 	return Task{}, fmt.Errorf("no task with id %q", id)
 }
 
-// Target is a task's function located in its repository.
-type Target struct {
-	Path     string // target file, slash-separated, relative to the repository
-	Function pysrc.Function
-	// Prompt is the benchmark's target_function_prompt, or the function's
-	// signature and docstring read from the file.
-	Prompt string
-	// Exclusion hides the target's own lines from retrieval.
-	Exclusion retrieve.Exclusion
-}
-
 // Locate finds the task's function in the repository at repo.
-func Locate(repo string, t Task) (Target, error) {
+func Locate(repo string, t Task) (retrieve.Target, error) {
 	rel, err := targetFile(repo, t)
 	if err != nil {
-		return Target{}, err
+		return retrieve.Target{}, err
 	}
-	src, err := os.ReadFile(filepath.Join(repo, filepath.FromSlash(rel)))
+	tg, err := retrieve.Locate(repo, rel, func(f *pysrc.File) (pysrc.Function, error) { return pick(f, t) })
 	if err != nil {
-		return Target{}, err
+		return retrieve.Target{}, fmt.Errorf("task %s: %w", t.ID, err)
 	}
-	f, err := pysrc.Parse(src)
-	if err != nil {
-		return Target{}, fmt.Errorf("%s: %w", rel, err)
-	}
-	defer f.Close()
-	fn, err := pick(f, t)
-	if err != nil {
-		return Target{}, fmt.Errorf("task %s in %s: %w", t.ID, rel, err)
-	}
-	tg := Target{Path: rel, Function: fn, Prompt: first(t.Prompt, fn.Prompt),
-		Exclusion: retrieve.Exclusion{Path: rel, StartLine: fn.DeclStart}}
+	tg.ID, tg.Prompt = t.ID, first(t.Prompt, tg.Prompt)
 	if t.ContextStart >= 0 {
 		// The authors compare a block's 1-based end line with this 0-based
 		// number; keep their rule exactly.
 		tg.Exclusion.StartLine = t.ContextStart
 	}
 	return tg, nil
-}
-
-// AtLine locates the innermost function containing line (1-based) of the
-// file rel in repo.
-func AtLine(repo, rel string, line int) (Target, error) {
-	rel = filepath.ToSlash(filepath.Clean(rel))
-	src, err := os.ReadFile(filepath.Join(repo, filepath.FromSlash(rel)))
-	if err != nil {
-		return Target{}, err
-	}
-	f, err := pysrc.Parse(src)
-	if err != nil {
-		return Target{}, fmt.Errorf("%s: %w", rel, err)
-	}
-	defer f.Close()
-	fn, err := f.At(line)
-	if err != nil {
-		return Target{}, fmt.Errorf("%s: %w", rel, err)
-	}
-	return Target{Path: rel, Function: fn, Prompt: fn.Prompt,
-		Exclusion: retrieve.Exclusion{Path: rel, StartLine: fn.DeclStart}}, nil
 }
 
 // targetFile returns the task's file relative to repo: its file path, or

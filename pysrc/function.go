@@ -1,47 +1,10 @@
-// Package pysrc reads the facts retrieval needs from Python source with
-// tree-sitter: where each function is, its signature-and-docstring prompt,
-// the names defined at module and class level, and the names a function
-// body uses.
 package pysrc
 
 import (
-	"errors"
 	"fmt"
 
 	ts "github.com/tree-sitter/go-tree-sitter"
-	tspython "github.com/tree-sitter/tree-sitter-python/bindings/go"
 )
-
-var python = ts.NewLanguage(tspython.Language())
-
-// File is a parsed Python source. Close it when done.
-type File struct {
-	src  []byte
-	tree *ts.Tree
-}
-
-// Parse parses Python source. Syntax errors do not fail: tree-sitter keeps
-// what it can recognise.
-func Parse(src []byte) (*File, error) {
-	p := ts.NewParser()
-	defer p.Close()
-	if err := p.SetLanguage(python); err != nil {
-		return nil, fmt.Errorf("tree-sitter python: %w", err)
-	}
-	tree := p.Parse(src, nil)
-	if tree == nil {
-		return nil, errors.New("tree-sitter python: parse failed")
-	}
-	return &File{src: src, tree: tree}, nil
-}
-
-// Close frees the syntax tree.
-func (f *File) Close() {
-	if f.tree != nil {
-		f.tree.Close()
-		f.tree = nil
-	}
-}
 
 // Function is a function (or method) definition.
 type Function struct {
@@ -132,10 +95,10 @@ func (f *File) function(n *ts.Node) Function {
 				promptEnd = c.EndByte()
 			}
 		}
-		stmts := namedChildren(body)
+		stmts := Statements(body)
 		rest := 0
-		if len(stmts) > 0 && isDocstring(stmts[0]) {
-			promptEnd = stmts[0].EndByte()
+		if doc, _, ok := f.Docstring(body); ok {
+			promptEnd = doc.EndByte()
 			rest = 1
 		}
 		if rest < len(stmts) {
@@ -144,34 +107,4 @@ func (f *File) function(n *ts.Node) Function {
 	}
 	fn.Prompt = string(f.src[start:promptEnd]) + "\n"
 	return fn
-}
-
-// isDocstring reports whether a statement is a bare string literal.
-func isDocstring(n *ts.Node) bool {
-	if n.Kind() != "expression_statement" || n.NamedChildCount() != 1 {
-		return false
-	}
-	k := n.NamedChild(0).Kind()
-	return k == "string" || k == "concatenated_string"
-}
-
-// namedChildren returns n's named children, comments left out.
-func namedChildren(n *ts.Node) []*ts.Node {
-	var out []*ts.Node
-	for i := uint(0); i < n.NamedChildCount(); i++ {
-		if c := n.NamedChild(i); c.Kind() != "comment" {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// walk visits n and, while visit returns true, its descendants, in order.
-func walk(n *ts.Node, visit func(*ts.Node) bool) {
-	if !visit(n) {
-		return
-	}
-	for i := uint(0); i < n.NamedChildCount(); i++ {
-		walk(n.NamedChild(i), visit)
-	}
 }

@@ -1,4 +1,4 @@
-package pysrc
+package pyscan
 
 import (
 	"strings"
@@ -62,12 +62,6 @@ func TestFunctions(t *testing.T) {
 	check("last", 28, 28, 30, 29, 0)
 
 	f := got["first"]
-	if d := s.DocEnd(f); d != 9 {
-		t.Errorf("DocEnd(first) = %d, want 9", d)
-	}
-	if d := s.DocEnd(got["inner"]); d != 15 {
-		t.Errorf("DocEnd(inner) = %d, want 15 (no docstring)", d)
-	}
 	code := s.Code(f)
 	if !strings.HasPrefix(code, "def first(a,") || !strings.HasSuffix(code, "    return a") {
 		t.Errorf("Code(first) = %q", code)
@@ -141,9 +135,6 @@ func FuzzParse(f *testing.F) {
 			a, b := s.Offsets(fn)
 			if a > b {
 				t.Fatalf("bad offsets %d %d", a, b)
-			}
-			if d := s.DocEnd(fn); d < fn.Def || d > fn.Last {
-				t.Fatalf("bad DocEnd %d for %+v", d, fn)
 			}
 		}
 	})

@@ -1,9 +1,9 @@
-// Package pysrc finds logical lines and function definitions in Python source
-// text without a full parser. The benchmark harness needs exactly this much of
-// Python's grammar to cut a generated function out of model output, to find
-// the gold function in a project file and to replace it, and it must keep
-// working on broken or truncated code, where a real parser gives up.
-package pysrc
+// Package pyscan finds logical lines and function definitions in Python
+// text without a full parser, for the one place where the text may be
+// truncated or broken and a real parser gives up: model output, which the
+// candidate package cuts a function out of and places into a file. Every
+// other reader of Python source uses the tree-sitter package pysrc.
+package pyscan
 
 import "strings"
 

@@ -24,7 +24,7 @@ func (f *File) Definitions() []Definition {
 }
 
 func (f *File) defsIn(block *ts.Node, inClass bool, out *[]Definition) {
-	for _, st := range namedChildren(block) {
+	for _, st := range Statements(block) {
 		def := st
 		if st.Kind() == "decorated_definition" {
 			if d := st.ChildByFieldName("definition"); d != nil {
@@ -48,7 +48,7 @@ func (f *File) defsIn(block *ts.Node, inClass bool, out *[]Definition) {
 				f.defsIn(body, true, out)
 			}
 		case "expression_statement":
-			for _, e := range namedChildren(st) {
+			for _, e := range Statements(st) {
 				if e.Kind() != "assignment" {
 					continue
 				}
@@ -76,7 +76,7 @@ func (f *File) targetNames(n *ts.Node) []string {
 		return []string{n.Utf8Text(f.src)}
 	case "pattern_list", "tuple_pattern", "list_pattern", "list_splat_pattern", "parenthesized_expression", "tuple", "list":
 		var out []string
-		for _, c := range namedChildren(n) {
+		for _, c := range Statements(n) {
 			out = append(out, f.targetNames(c)...)
 		}
 		return out
@@ -104,8 +104,8 @@ func (f *File) Uses(fn Function) Uses {
 	if body == nil {
 		return Uses{}
 	}
-	stmts := namedChildren(body)
-	if len(stmts) > 0 && isDocstring(stmts[0]) {
+	stmts := Statements(body)
+	if _, _, ok := f.Docstring(body); ok {
 		stmts = stmts[1:]
 	}
 	for _, st := range stmts {
@@ -188,7 +188,7 @@ func (f *File) collect(n *ts.Node, names, attrs, bound map[string]bool) {
 
 // bindParams marks the parameter names of a parameter list as bound.
 func (f *File) bindParams(p *ts.Node, bound map[string]bool) {
-	for _, c := range namedChildren(p) {
+	for _, c := range Statements(p) {
 		switch c.Kind() {
 		case "identifier":
 			bound[c.Utf8Text(f.src)] = true

@@ -1,4 +1,4 @@
-package pysrc
+package pyscan
 
 import (
 	"regexp"
@@ -114,39 +114,6 @@ func (s *Source) Code(f Func) string {
 func (s *Source) IndentText(f Func) string {
 	line := s.Lines[f.Def].Text(s.Text)
 	return line[:len(line)-len(strings.TrimLeft(line, " \t\f"))]
-}
-
-// DocEnd returns the last line of f's docstring statement, or Body-1 (the
-// signature's last line) when f has no docstring.
-func (s *Source) DocEnd(f Func) int {
-	for k, i := range s.logical {
-		if i < f.Body || i > f.Last {
-			continue
-		}
-		if s.Lines[i].Blank {
-			continue
-		}
-		if isStringStart(s.stmt(i)) {
-			return s.extentEnd(k)
-		}
-		break
-	}
-	return f.Body - 1
-}
-
-// isStringStart reports whether stmt begins with a string literal, prefix
-// letters (r, b, u, f in any case and order) allowed.
-func isStringStart(stmt string) bool {
-	for i := 0; i < len(stmt) && i < 3; i++ {
-		switch stmt[i] {
-		case '"', '\'':
-			return true
-		case 'r', 'R', 'b', 'B', 'u', 'U', 'f', 'F':
-		default:
-			return false
-		}
-	}
-	return false
 }
 
 // Find returns the last definition of name with the lowest indentation

@@ -159,3 +159,38 @@ func FuzzParse(f *testing.F) {
 		file.At(1)
 	})
 }
+
+// TestDocstring checks the one docstring rule: Python's.
+func TestDocstring(t *testing.T) {
+	cases := []struct {
+		body    string
+		content string
+		ok      bool
+	}{
+		{`"""Plain."""`, "Plain.", true},
+		{`# comment first` + "\n    'single'", "single", true},
+		{`r"raw \d"`, `raw \d`, true},
+		{`"esc\n" 'aped'`, `esc\naped`, true},
+		{`"a" f"b{x}"`, "", false},
+		{`f"""f-string {x}"""`, "", false},
+		{`b"bytes"`, "", false},
+		{`x = "assigned"`, "", false},
+		{`"a" + "b"`, "", false},
+		{`return 1`, "", false},
+	}
+	for _, c := range cases {
+		f := parse(t, "def f():\n    "+c.body+"\n    return 0\n")
+		fn := f.Functions()[0]
+		_, content, ok := f.Docstring(fn.node.ChildByFieldName("body"))
+		if ok != c.ok || content != c.content {
+			t.Errorf("%s: docstring %q %v, want %q %v", c.body, content, ok, c.content, c.ok)
+		}
+		wantPrompt := "def f():\n"
+		if c.ok {
+			wantPrompt += "    " + c.body + "\n"
+		}
+		if fn.Prompt != wantPrompt {
+			t.Errorf("%s: prompt %q, want %q", c.body, fn.Prompt, wantPrompt)
+		}
+	}
+}
