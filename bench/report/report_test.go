@@ -2,6 +2,7 @@ package report
 
 import (
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,6 +69,14 @@ func TestTables(t *testing.T) {
 		if !strings.Contains(md, want) {
 			t.Errorf("tables lack %q:\n%s", want, md)
 		}
+	}
+	// actor on repoexec: tasks at 40 % and 100 % pass@1, so the bootstrap
+	// interval over the two tasks runs from one to the other.
+	if v, lo, hi := PassAtPct(rows[0].Group, 1); rows[0].Method != "actor" || math.Abs(v-70) > 1e-9 || math.Abs(lo-40) > 1e-9 || math.Abs(hi-100) > 1e-9 {
+		t.Errorf("%s pass@1 %v [%v, %v], want 70 [40, 100]", rows[0].Method, v, lo, hi)
+	}
+	if v, _, _ := PassAtPct(rows[1].Group, 3); rows[1].Benchmark != "codereval" || !math.IsNaN(v) {
+		t.Errorf("pass@3 of one sample: %v, want NaN", v)
 	}
 	out := filepath.Join(t.TempDir(), "chart.png")
 	if err := Chart(rows, out); err != nil {
