@@ -1,27 +1,12 @@
 package chart
 
 import (
-	"image/png"
+	"actor/internal/testsupport"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// decodePNG checks that path is a PNG at least minWidth pixels wide.
-func decodePNG(t *testing.T, path string, minWidth int) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil || img.Bounds().Dx() < minWidth {
-		t.Fatalf("%s: %v, %v", path, err, img.Bounds())
-	}
-}
 
 func TestBarsFitTheData(t *testing.T) {
 	groups := []string{"RawPrompt", "RawRAG", "RepoCoder", "RLCoder-style", "ACToR with the shipped probe"}
@@ -59,7 +44,7 @@ func TestBarsFitTheData(t *testing.T) {
 	if err := b.Save(out); err != nil {
 		t.Fatal(err)
 	}
-	decodePNG(t, out, 400)
+	testsupport.CheckPNG(t, out, 400)
 }
 
 func TestStackedBars(t *testing.T) {
@@ -84,7 +69,7 @@ func TestHeat(t *testing.T) {
 	if err := h.Save(out); err != nil {
 		t.Fatal(err)
 	}
-	decodePNG(t, out, 200)
+	testsupport.CheckPNG(t, out, 200)
 	h.Values = h.Values[:2]
 	if err := h.Save(out); err == nil {
 		t.Error("2 rows for 3 labels: no error")

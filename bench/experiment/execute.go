@@ -13,6 +13,7 @@ import (
 	"strconv"
 
 	"actor/bench/results"
+	"actor/models"
 )
 
 // Exec runs the actor binary with args (a subcommand and its flags).
@@ -134,7 +135,7 @@ func (p *Plan) claim(r Run) error {
 	}
 	want := runConfig{Key: p.key(r)}
 	if i := slices.Index(r.Args, "--probe"); i >= 0 {
-		sum, err := FileSHA256(r.Args[i+1])
+		sum, err := models.SHA256File(r.Args[i+1])
 		if err != nil {
 			return fmt.Errorf("%s: %w", r.Name, err)
 		}

@@ -1,8 +1,9 @@
 package experiment
 
 import (
+	"actor/internal/testsupport"
+	"actor/models"
 	"context"
-	"image/png"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,20 +18,6 @@ func execute(t *testing.T, p *Plan, failAt int) ([][]string, error) {
 	f := &fakeActor{failAt: failAt}
 	err := p.Execute(context.Background(), f.exec, io.Discard)
 	return f.calls, err
-}
-
-// checkPNG checks that the report's figure decodes and is not tiny.
-func checkPNG(t *testing.T, path string) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil || img.Bounds().Dx() < 300 {
-		t.Fatalf("%s: %v", path, err)
-	}
 }
 
 func contains(t *testing.T, what, text string, wants ...string) {
@@ -106,9 +93,9 @@ func TestTable1RunsInTurnsResumesAndReports(t *testing.T) {
 	// sign test p = 2·(½)³ = 0.25.
 	contains(t, "report.md", string(rep), "| ACToR | 3 | 6 | 100.00 [100.00, 100.00] |", "| RawPrompt | 3 | 6 | 0.00 [0.00, 0.00] |",
 		"| RawPrompt | +100.00 [+100.00, +100.00] | – | 3 | 0 | 0 | 0.25 |", "![table1.png](table1.png)")
-	checkPNG(t, filepath.Join(p.ReportDir(), "table1.png"))
+	testsupport.CheckPNG(t, filepath.Join(p.ReportDir(), "table1.png"), 300)
 	readme, _ := os.ReadFile(filepath.Join(p.ReportDir(), "README.md"))
-	sum, _ := FileSHA256(s.ModelFile)
+	sum, _ := models.SHA256File(s.ModelFile)
 	contains(t, "README.md", string(readme), "actor experiment x", "3 of the 5 in the data", "n = 2 instead of 5", sum,
 		"| ACToR | runs/actor | 6 of 6 | 6 |", "actor run --benchmark repoexec", "logical cores")
 	// The same folder with other flags is refused before anything runs.
@@ -159,7 +146,7 @@ func TestTriggerSetsAnEqualRate(t *testing.T) {
 	// Entropy run: sample 1 of 2 passes on each task: pass@1 50 %.
 	contains(t, "report.md", string(rep), "Entropy threshold: 1.75 nats.", "| ACToR, entropy trigger | 3 | 6 | 50.00 [50.00, 50.00] |",
 		"| ACToR, entropy trigger | +50.00 [+50.00, +50.00] | +100.0 % | 3 | 0 | 0 | 0.25 |")
-	checkPNG(t, filepath.Join(q.ReportDir(), "trigger.png"))
+	testsupport.CheckPNG(t, filepath.Join(q.ReportDir(), "trigger.png"), 300)
 }
 
 func TestSensitivityAblationsAndCostReports(t *testing.T) {
@@ -191,10 +178,12 @@ func TestSensitivityAblationsAndCostReports(t *testing.T) {
 		for _, e := range ents {
 			if strings.HasSuffix(e.Name(), ".png") {
 				pngs = append(pngs, e.Name())
-				checkPNG(t, filepath.Join(p.ReportDir(), e.Name()))
+				testsupport.CheckPNG(t, filepath.Join(p.ReportDir(), e.Name()), 300)
 			}
 		}
-		if len(pngs) == 0 || !slices.ContainsFunc(pngs, func(n string) bool { return strings.HasPrefix(n, map[string]string{"sensitivity": "sensitivity", "ablations": "ablations", "cost": "cost"}[name]) }) {
+		if len(pngs) == 0 || !slices.ContainsFunc(pngs, func(n string) bool {
+			return strings.HasPrefix(n, map[string]string{"sensitivity": "sensitivity", "ablations": "ablations", "cost": "cost"}[name])
+		}) {
 			t.Errorf("%s figures %v", name, pngs)
 		}
 	}

@@ -1,14 +1,10 @@
 package experiment
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -178,18 +174,4 @@ func EqualRateThreshold(entropies []float64, rate float64) (float64, error) {
 		return desc[len(desc)-1], nil
 	}
 	return (desc[k-1] + desc[k]) / 2, nil
-}
-
-// FileSHA256 is the hex SHA-256 of a file's content.
-func FileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("%s: %v", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }

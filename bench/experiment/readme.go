@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"actor/models"
 	"actor/probe"
 )
 
@@ -52,7 +53,7 @@ func (p *Plan) readme(m Machine, rows []row) ([]byte, error) {
 		"samples already generated or tested are not repeated (each `actor run` skips the samples in its predictions, " +
 		"and sampling is seeded by task and sample). `--dry-run` prints the commands below without running them. " +
 		"The tables are in report.md.\n\n## Conditions\n\n")
-	modelSHA, err := FileSHA256(s.ModelFile)
+	modelSHA, err := models.SHA256File(s.ModelFile)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +131,7 @@ func (p *Plan) probeFacts(b *bytes.Buffer) error {
 	}
 	b.WriteString("- probes:\n")
 	for _, n := range list {
-		sum, err := FileSHA256(n.file)
+		sum, err := models.SHA256File(n.file)
 		if err != nil {
 			sum = "not there yet"
 		}

@@ -1,14 +1,13 @@
 package report
 
 import (
-	"image/png"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"actor/bench/results"
+	"actor/internal/testsupport"
 )
 
 // makeRun writes a results folder with the given records.
@@ -82,15 +81,7 @@ func TestTables(t *testing.T) {
 	if err := Chart(rows, out); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil || img.Bounds().Dx() < 400 {
-		t.Fatalf("chart: %v %v", err, img)
-	}
+	testsupport.CheckPNG(t, out, 400)
 	if _, err := Load([]string{d1, d1}); err == nil || !strings.Contains(err.Error(), "is in both") {
 		t.Fatalf("duplicate folder: %v", err)
 	}
