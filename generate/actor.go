@@ -33,6 +33,11 @@ type ACToROptions struct {
 	// Change decides when a retrieval changes the context ("" is
 	// ChangeOrder, the authors').
 	Change ChangeRule
+	// Entropy, when above 0, replaces the probe as the trigger: a judged
+	// token whose next-token distribution has at least this entropy (nats)
+	// triggers the retrieval (FLARE/DRAGIN-style; see entropyTrigger).
+	// Probe must then be nil.
+	Entropy float64
 }
 
 // Layout is how ACToR places a context's blocks in its prompt.
@@ -94,6 +99,9 @@ func NewACToR(d *Decoder, cfg Config, r Retriever, opt ACToROptions) (Generator,
 	if opt.Change != "" && !slices.Contains(ChangeRules, opt.Change) {
 		return nil, fmt.Errorf("generate: context-change rule %q: want one of %v", opt.Change, ChangeRules)
 	}
+	if opt.Entropy < 0 || (opt.Entropy > 0 && opt.Probe != nil) {
+		return nil, errors.New("generate: an entropy trigger is ≥ 0 nats and replaces the probe")
+	}
 	if opt.Probe != nil {
 		if err := opt.Probe.Validate(); err != nil {
 			return nil, err
@@ -107,7 +115,7 @@ func NewACToR(d *Decoder, cfg Config, r Retriever, opt ACToROptions) (Generator,
 		name = opt.Method
 	}
 	notes := opt.Notes
-	if opt.Probe == nil {
+	if opt.Probe == nil && opt.Entropy == 0 {
 		notes = append(notes, "critical-token inference off (ablation): weighted retrieval only")
 	}
 	return &actor{base: base{dec: d, cfg: cfg, method: name, notes: notes}, r: r, opt: opt}, nil
@@ -130,8 +138,8 @@ func (g *actor) Generate(t retrieve.Target, sample int) (*Sample, error) {
 		a.Query, a.Blocks, a.RetrieveMs = startQuery(t), traceBlocks(initial.Blocks), ms
 		var j judge
 		var c *critical
-		if g.opt.Probe != nil {
-			c = &critical{g: g, t: t, cur: initial}
+		if trig := g.trigger(); trig != nil {
+			c = &critical{g: g, t: t, cur: initial, trig: trig}
 			j = c
 		}
 		body, err := g.dec.run(a, initial, smp, g.cfg, j)
@@ -152,10 +160,11 @@ type critical struct {
 	g                         *actor
 	t                         retrieve.Target
 	cur                       retrieve.Prompt
+	trig                      trigger
 	triggers, changes, judged int
 }
 
-func (c *critical) hidden() bool { return true }
+func (c *critical) hidden() bool { return c.trig.hidden() }
 
 func (c *critical) check(i int, t int32, body string, pred *engine.Prediction, ev *TokenEvent) (retrieve.Prompt, error) {
 	tok := c.g.dec.tok
@@ -164,7 +173,8 @@ func (c *critical) check(i int, t int32, body string, pred *engine.Prediction, e
 		return same, nil
 	}
 	c.judged++
-	if !c.critical(pred.Hidden, ev) {
+	ev.Entropy = pred.Entropy
+	if !c.trig.fire(pred, ev) {
 		return same, nil
 	}
 	c.triggers++
@@ -189,23 +199,40 @@ func (c *critical) check(i int, t int32, body string, pred *engine.Prediction, e
 	return next, nil
 }
 
-// critical applies the ensemble to the hidden state: every member's
+// trigger returns the attempt's trigger: the entropy rule, the probe, or
+// nil when critical-token inference is off.
+func (g *actor) trigger() trigger {
+	switch {
+	case g.opt.Entropy > 0:
+		return entropyTrigger(g.opt.Entropy)
+	case g.opt.Probe != nil:
+		return probeTrigger{&g.opt}
+	}
+	return nil
+}
+
+// probeTrigger is the paper's trigger: the probe calls the token critical.
+type probeTrigger struct{ opt *ACToROptions }
+
+func (probeTrigger) hidden() bool { return true }
+
+// fire applies the ensemble to the hidden state: every member's
 // p(critical) above the threshold.
-func (c *critical) critical(h []float32, ev *TokenEvent) bool {
-	p := c.g.opt.Probe
+func (pt probeTrigger) fire(pred *engine.Prediction, ev *TokenEvent) bool {
+	p := pt.opt.Probe
 	thr := p.Threshold
-	if c.g.opt.Threshold > 0 {
-		thr = c.g.opt.Threshold
+	if pt.opt.Threshold > 0 {
+		thr = pt.opt.Threshold
 	}
 	start := time.Now()
 	ev.P = make([]float32, 0, len(p.Members))
 	crit := true
 	for m := range p.Members {
-		pm := p.Prob(m, h)
+		pm := p.Prob(m, pred.Hidden)
 		ev.P = append(ev.P, pm)
 		if float64(pm) <= thr {
 			crit = false
-			if !c.g.opt.FullProbs {
+			if !pt.opt.FullProbs {
 				break
 			}
 		}

@@ -29,6 +29,11 @@ type Options struct {
 	Sigma float64
 	// Threshold replaces the probe's threshold when above 0.
 	Threshold float64
+	// EntropyTrigger, when above 0, makes ACToR retrieve again at judged
+	// tokens whose next-token entropy is at least this many nats instead
+	// of at the probe's critical tokens (no probe needed; the method is
+	// named "actor-entropy").
+	EntropyTrigger float64
 	// FullProbs evaluates every probe member for the trace.
 	FullProbs bool
 	// Layout and Change are ACToR's prompt layout and context-change rule
@@ -94,10 +99,17 @@ func newACToRFromOptions(o Options) (Generator, error) {
 		opt.Notes = append(opt.Notes, "context-change rule set: a reorder of the same blocks is no change")
 	}
 	name := MethodACToR
-	if o.NoInference {
+	switch {
+	case o.NoInference && o.EntropyTrigger > 0:
+		return nil, errors.New("generate: an entropy trigger needs critical-token inference on")
+	case o.NoInference:
 		opt.Probe = nil
 		name += "-noinference"
-	} else if o.Probe == nil {
+	case o.EntropyTrigger > 0:
+		opt.Probe, opt.Entropy = nil, o.EntropyTrigger
+		name += "-entropy"
+		opt.Notes = append(opt.Notes, fmt.Sprintf("trigger: next-token entropy ≥ %g nats (FLARE/DRAGIN-style) instead of the probe", o.EntropyTrigger))
+	case o.Probe == nil:
 		return nil, errors.New("generate: ACToR needs a probe file (or critical-token inference switched off)")
 	}
 	sigma := o.Sigma

@@ -83,8 +83,14 @@ type TokenEvent struct {
 	// P holds each member's p(critical), in member order (members after
 	// the first one at or below the threshold are not evaluated unless
 	// the full trace was asked for).
-	P        []float32 `json:"p,omitempty"`
-	Critical bool      `json:"critical,omitempty"`
+	P []float32 `json:"p,omitempty"`
+	// Entropy is the next-token entropy (nats) of the distribution a
+	// judged token was sampled from (what an entropy trigger compares
+	// with its threshold).
+	Entropy float64 `json:"entropy,omitempty"`
+	// Critical says the trigger fired: the probe called the token
+	// critical, or its entropy reached the entropy trigger's threshold.
+	Critical bool `json:"critical,omitempty"`
 	// Query, Before and After describe a triggered retrieval: the query
 	// (target prompt + body + the token) and the prompt's blocks before
 	// and after it; Changed when they differ.

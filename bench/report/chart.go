@@ -2,54 +2,50 @@ package report
 
 import (
 	"fmt"
-	"image/color"
+	"math"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-
+	"actor/bench/chart"
 	"actor/bench/results"
+	"actor/bench/stats"
 )
 
-// barColors are the bars of pass@1, pass@3 and pass@5.
-var barColors = []color.Color{
-	color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},
-	color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff},
-	color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff},
-}
-
-// Chart writes a PNG bar chart of pass@1/3/5 (in %) for every row to path.
+// Chart writes a PNG bar chart of pass@1/3/5 (in %) to path: one group per
+// row (method, model and, with several benchmarks, benchmark), the values
+// on the bars and 95 % bootstrap intervals over tasks as error bars.
 func Chart(rows []Row, path string) error {
 	if len(rows) == 0 {
 		return fmt.Errorf("no results to chart")
 	}
-	p := plot.New()
-	p.Title.Text = "pass@k by method"
-	p.Y.Label.Text = "pass@k (%)"
-	p.Y.Min, p.Y.Max = 0, 120 // headroom for the legend
-	names := make([]string, len(rows))
-	for i, r := range rows {
-		names[i] = r.Benchmark + "\n" + r.Label()
-	}
-	width := vg.Points(14)
-	for i, k := range results.Ks {
-		vals := make(plotter.Values, len(rows))
-		for j, r := range rows {
-			vals[j] = 100 * r.PassAt[k] // undefined pass@k draws as 0
+	many := len(benchmarks(rows)) > 1
+	b := chart.Bars{Title: "pass@k by method (95 % bootstrap intervals over tasks)", YLabel: "pass@k (%)", Format: "%.1f"}
+	for _, r := range rows {
+		label := r.Label()
+		if many {
+			label = r.Benchmark + ": " + label
 		}
-		bars, err := plotter.NewBarChart(vals, width)
-		if err != nil {
-			return err
-		}
-		bars.Color = barColors[i]
-		bars.LineStyle.Width = 0
-		bars.Offset = vg.Length(i-1) * width
-		p.Add(bars)
-		p.Legend.Add(fmt.Sprintf("pass@%d", k), bars)
+		b.Groups = append(b.Groups, label)
 	}
-	p.Legend.Top = true
-	p.NominalX(names...)
-	p.X.Min, p.X.Max = -0.6, float64(len(rows))-0.4
-	w := vg.Length(max(6, 1.6*float64(len(rows)))) * vg.Inch
-	return p.Save(w, 4*vg.Inch, path)
+	for _, k := range results.Ks {
+		s := chart.Series{Name: fmt.Sprintf("pass@%d", k)}
+		for _, r := range rows {
+			v, lo, hi := PassAtPct(r.Group, k)
+			s.Values, s.Lo, s.Hi = append(s.Values, v), append(s.Lo, lo), append(s.Hi, hi)
+		}
+		b.Series = append(b.Series, s)
+	}
+	return b.Save(path)
+}
+
+// PassAtPct returns a group's pass@k and its 95 % bootstrap interval over
+// tasks, in %; NaN when pass@k is undefined (fewer than k samples).
+func PassAtPct(g results.Group, k int) (v, lo, hi float64) {
+	p, ok := g.PassAt[k]
+	if !ok {
+		return math.NaN(), math.NaN(), math.NaN()
+	}
+	ci, err := stats.PassAtCI(g.Tasks, k, stats.Resamples, 1)
+	if err != nil {
+		return 100 * p, math.NaN(), math.NaN()
+	}
+	return 100 * p, 100 * ci.Lo, 100 * ci.Hi
 }

@@ -2,7 +2,8 @@
 // paper's tables: Table I (methods × pass@1/3/5 per benchmark) and Table II
 // (ms per token, seconds per sample, generated tokens and the
 // generated/ground-truth token ratio on passing samples, plus retrieval
-// triggers and context changes), in Markdown, and a PNG bar chart of pass@k.
+// triggers and context changes), in Markdown, and a PNG bar chart of pass@k
+// with bootstrap intervals.
 package report
 
 import (

@@ -1,13 +1,13 @@
 package report
 
 import (
-	"image/png"
-	"os"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"actor/bench/results"
+	"actor/internal/testsupport"
 )
 
 // makeRun writes a results folder with the given records.
@@ -69,19 +69,19 @@ func TestTables(t *testing.T) {
 			t.Errorf("tables lack %q:\n%s", want, md)
 		}
 	}
+	// actor on repoexec: tasks at 40 % and 100 % pass@1, so the bootstrap
+	// interval over the two tasks runs from one to the other.
+	if v, lo, hi := PassAtPct(rows[0].Group, 1); rows[0].Method != "actor" || math.Abs(v-70) > 1e-9 || math.Abs(lo-40) > 1e-9 || math.Abs(hi-100) > 1e-9 {
+		t.Errorf("%s pass@1 %v [%v, %v], want 70 [40, 100]", rows[0].Method, v, lo, hi)
+	}
+	if v, _, _ := PassAtPct(rows[1].Group, 3); rows[1].Benchmark != "codereval" || !math.IsNaN(v) {
+		t.Errorf("pass@3 of one sample: %v, want NaN", v)
+	}
 	out := filepath.Join(t.TempDir(), "chart.png")
 	if err := Chart(rows, out); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil || img.Bounds().Dx() < 400 {
-		t.Fatalf("chart: %v %v", err, img)
-	}
+	testsupport.CheckPNG(t, out, 400)
 	if _, err := Load([]string{d1, d1}); err == nil || !strings.Contains(err.Error(), "is in both") {
 		t.Fatalf("duplicate folder: %v", err)
 	}

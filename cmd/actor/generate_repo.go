@@ -51,6 +51,7 @@ type methodFlags struct {
 	kvReuse      bool
 	kvReuseCheck bool
 	kvReuseTail  bool
+	entropy      float64
 }
 
 func (f *methodFlags) register(fs *pflag.FlagSet) {
@@ -75,6 +76,7 @@ func (f *methodFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.kvReuse, "kv-reuse", false, "ACToR: after a context change place the blocks' keys and values from their first computation (re-rotated) instead of recomputing them; an approximation (blocks no longer attend to the blocks now before them)")
 	fs.BoolVar(&f.kvReuseTail, "kv-reuse-tail", false, "with --kv-reuse, also move the target's prompt and the generated tokens after a context change; only the last token is recomputed (a further approximation)")
 	fs.BoolVar(&f.kvReuseCheck, "kv-reuse-check", false, "with --kv-reuse, also prefill every prompt after a context change exactly and trace the KL divergence of the two predictions (measurement only: costs exact ACToR's re-prefills)")
+	fs.Float64Var(&f.entropy, "entropy-trigger", 0, "ACToR: retrieve again at judged tokens whose next-token entropy is ≥ this many nats instead of at the probe's critical tokens (FLARE/DRAGIN-style; no probe; method actor-entropy)")
 	fs.BoolVar(&f.fullProbs, "full-probs", false, "evaluate every probe member for the trace (slower; the decision is the same)")
 }
 
@@ -114,6 +116,9 @@ func openGenSetup(modelName string, opts engine.Options, f *methodFlags, cfg gen
 	if (f.kvReuseCheck || f.kvReuseTail) && !f.kvReuse {
 		return nil, errors.New("--kv-reuse-check and --kv-reuse-tail go with --kv-reuse: give it too")
 	}
+	if f.entropy < 0 || (f.entropy > 0 && (f.method != generate.MethodACToR || f.noInference)) {
+		return nil, errors.New("--entropy-trigger is a threshold ≥ 0 nats for ACToR with critical-token inference on (--method actor, no --no-inference)")
+	}
 	if f.kvCaches < 1 {
 		return nil, fmt.Errorf("--kv-caches %d: want at least one", f.kvCaches)
 	}
@@ -144,7 +149,7 @@ func (s *genSetup) open() error {
 	if f.kvReuse && f.method == generate.MethodACToR {
 		s.dec.Blocks, s.dec.ReuseTail, s.dec.CheckReuse = generate.NewBlockStore(0), f.kvReuseTail, f.kvReuseCheck
 	}
-	if f.method == generate.MethodACToR && !f.noInference {
+	if f.method == generate.MethodACToR && !f.noInference && f.entropy == 0 {
 		file := f.probe
 		if file == "" {
 			if file, err = shippedProbe(s.modelName); err != nil {
@@ -266,7 +271,7 @@ func (s *genSetup) generator(c *generate.Corpus) (generate.Generator, error) {
 	f := s.flags
 	return generate.New(generate.Options{Method: f.method, Decoder: s.dec, Config: s.cfg, Corpus: c,
 		Probe: s.probe, NoInference: f.noInference, MeanPooling: f.meanPool, Sigma: f.sigma,
-		Threshold: f.threshold, FullProbs: f.fullProbs, Name: f.name,
+		Threshold: f.threshold, FullProbs: f.fullProbs, Name: f.name, EntropyTrigger: f.entropy,
 		Layout: generate.Layout(f.layout), Change: generate.ChangeRule(f.change)})
 }
 

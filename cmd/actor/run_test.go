@@ -169,3 +169,26 @@ func TestRunACToRReportsOverhead(t *testing.T) {
 		t.Errorf("stderr %q", stderr)
 	}
 }
+
+func TestRunEntropyTrigger(t *testing.T) {
+	data, repos := runFixture(t)
+	out := filepath.Join(t.TempDir(), "run")
+	_, stderr, code := runActor(t, "run", "--benchmark", "repoexec", "--data", data, "--repos", repos, "--method", "actor",
+		"--entropy-trigger", "0.001", "--model", tinyModel, "--max-tokens", "6", "--threads", "1", "--out", out,
+		"--no-eval", "--trace", "--budget", "200", "--max-blocks", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	preds, _, _ := predictions.Read(filepath.Join(out, "predictions.jsonl"))
+	if len(preds) != 2 || preds[0].Method != "actor-entropy+bm25" || preds[0].Triggers == 0 {
+		t.Fatalf("predictions %+v", preds)
+	}
+	if tr := readTraces(t, filepath.Join(out, "traces.jsonl")); len(tr) != 2 || !strings.Contains(strings.Join(tr[0].Notes, "; "), "entropy ≥ 0.001 nats") {
+		t.Errorf("traces %+v", tr)
+	}
+	_, stderr, code = runActor(t, "run", "--benchmark", "repoexec", "--data", data, "--repos", repos, "--method", "rawrag",
+		"--entropy-trigger", "1", "--model", tinyModel, "--out", out)
+	if code == 0 || !strings.Contains(stderr, "--entropy-trigger is a threshold") {
+		t.Errorf("entropy trigger for rawrag: exit %d, %q", code, stderr)
+	}
+}

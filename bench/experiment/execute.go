@@ -1,0 +1,234 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"actor/bench/results"
+	"actor/models"
+)
+
+// Exec runs the actor binary with args (a subcommand and its flags).
+type Exec func(ctx context.Context, args []string) error
+
+// configFile records, in a run folder, the flags that made its samples.
+const configFile = "experiment.json"
+
+// runConfig is a run folder's configFile.
+type runConfig struct {
+	// Key is every actor run flag but the task list, -n and --threads.
+	Key []string `json:"key"`
+	// ProbeSHA256 is the SHA-256 of the --probe file, if any: a probe
+	// file replaced under the same name is another configuration.
+	ProbeSHA256 string `json:"probe_sha256,omitempty"`
+}
+
+// Execute trains the missing probes, generates every configuration's
+// missing samples Step tasks at a time in turns (so that timings share the
+// machine's load), sets the entropy trigger's threshold once the reference
+// run is complete, and tests the samples not yet tested. Work already done
+// is skipped, so an interrupted experiment continues where it stopped.
+func (p *Plan) Execute(ctx context.Context, run Exec, log io.Writer) error {
+	for _, d := range []string{filepath.Join(p.Settings.Out, "runs"), filepath.Join(p.Settings.Out, "probes")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	if err := p.trainProbes(ctx, run, log); err != nil {
+		return err
+	}
+	var first, later []Run
+	for _, r := range p.Runs {
+		if r.Equal {
+			later = append(later, r)
+			continue
+		}
+		first = append(first, r)
+		if err := p.claim(r); err != nil {
+			return err
+		}
+	}
+	if err := p.generate(ctx, run, log, first); err != nil {
+		return err
+	}
+	for i := range later {
+		if err := p.setEqualRate(&later[i], log); err != nil {
+			return err
+		}
+		if err := p.claim(later[i]); err != nil {
+			return err
+		}
+	}
+	if err := p.generate(ctx, run, log, later); err != nil {
+		return err
+	}
+	for _, r := range p.Runs {
+		if err := p.evaluate(ctx, run, log, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// trainProbes trains every probe whose file is missing (to a temporary
+// name first, so that an interrupted training leaves no probe behind).
+func (p *Plan) trainProbes(ctx context.Context, run Exec, log io.Writer) error {
+	for _, j := range p.Probes {
+		file := p.ProbeFile(j.Name)
+		if _, err := os.Stat(file); err == nil {
+			continue
+		}
+		tmp := filepath.Join(filepath.Dir(file), ".partial-"+filepath.Base(file))
+		fmt.Fprintf(log, "experiment: training probe %s\n", j.Name)
+		if err := run(ctx, p.TrainArgs(j, tmp)); err != nil {
+			return fmt.Errorf("probe %s: %w", j.Name, err)
+		}
+		if err := os.Rename(tmp, file); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// generate runs the configurations in turns, each generating its missing
+// samples of the next Step tasks.
+func (p *Plan) generate(ctx context.Context, run Exec, log io.Writer, runs []Run) error {
+	tasks := p.Settings.Tasks
+	for end := min(p.Settings.Step, len(tasks)); ; end = min(end+p.Settings.Step, len(tasks)) {
+		for _, r := range runs {
+			missing, err := p.missing(r, tasks[:end])
+			if err != nil {
+				return err
+			}
+			if len(missing) == 0 {
+				continue
+			}
+			fmt.Fprintf(log, "experiment: %s: %d of the first %d tasks to generate\n", r.Name, len(missing), end)
+			if err := run(ctx, p.RunArgs(r, missing)); err != nil {
+				return fmt.Errorf("%s: %w", r.Name, err)
+			}
+		}
+		if end == len(tasks) {
+			break
+		}
+	}
+	for _, r := range runs {
+		fmt.Fprintf(log, "experiment: %s: all %d tasks × %d samples generated\n", r.Name, len(tasks), p.Settings.N)
+	}
+	return nil
+}
+
+// claim records the run's configuration in its folder, or checks that the
+// folder holds samples of this configuration.
+func (p *Plan) claim(r Run) error {
+	dir := p.RunDir(r.Name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	want := runConfig{Key: p.key(r)}
+	if i := slices.Index(r.Args, "--probe"); i >= 0 {
+		sum, err := models.SHA256File(r.Args[i+1])
+		if err != nil {
+			return fmt.Errorf("%s: %w", r.Name, err)
+		}
+		want.ProbeSHA256 = sum
+	}
+	path := filepath.Join(dir, configFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		b, _ := json.MarshalIndent(want, "", "  ")
+		return results.WriteAtomic(path, append(b, '\n'))
+	}
+	if err != nil {
+		return err
+	}
+	var have runConfig
+	if err := json.Unmarshal(data, &have); err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	if !slices.Equal(have.Key, want.Key) {
+		return fmt.Errorf("%s holds samples made with other flags (%s), not %s: use another --out", dir, Quote(have.Key), Quote(want.Key))
+	}
+	if have.ProbeSHA256 != want.ProbeSHA256 {
+		return fmt.Errorf("%s holds samples made with another probe (SHA-256 %s, now %s): use another --out", dir, have.ProbeSHA256, want.ProbeSHA256)
+	}
+	return nil
+}
+
+// missing lists the tasks lacking one of the N samples in run's
+// predictions.
+func (p *Plan) missing(r Run, tasks []string) ([]string, error) {
+	have, err := predicted(filepath.Join(p.RunDir(r.Name), "predictions.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	return p.lacking(have, tasks), nil
+}
+
+// lacking lists the tasks with a sample below N not in have.
+func (p *Plan) lacking(have map[sampleKey]bool, tasks []string) []string {
+	var out []string
+	for _, t := range tasks {
+		for s := range p.Settings.N {
+			if !have[sampleKey{t, s}] {
+				out = append(out, t)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// evaluate tests the run's samples unless every one has a result.
+func (p *Plan) evaluate(ctx context.Context, run Exec, log io.Writer, r Run) error {
+	have, err := tested(filepath.Join(p.RunDir(r.Name), "eval", results.SamplesFile))
+	if err != nil {
+		return err
+	}
+	if len(p.lacking(have, p.Settings.Tasks)) == 0 {
+		fmt.Fprintf(log, "experiment: %s: every sample tested\n", r.Name)
+		return nil
+	}
+	fmt.Fprintf(log, "experiment: %s: testing\n", r.Name)
+	if err := run(ctx, p.EvalArgs(r)); err != nil {
+		return fmt.Errorf("%s: %w", r.Name, err)
+	}
+	return nil
+}
+
+// setEqualRate replaces r's EqualRate threshold (in the plan's Runs too,
+// which share r.Args, so that the report shows it): the one its folder
+// recorded, or one set from the reference run's traces.
+func (p *Plan) setEqualRate(r *Run, log io.Writer) error {
+	i := slices.Index(r.Args, EqualRate)
+	if i < 0 {
+		return nil
+	}
+	var have runConfig
+	if data, err := os.ReadFile(filepath.Join(p.RunDir(r.Name), configFile)); err == nil && json.Unmarshal(data, &have) == nil {
+		if j := slices.Index(have.Key, "--entropy-trigger"); j >= 0 && j+1 < len(have.Key) {
+			r.Args[i] = have.Key[j+1]
+			return nil
+		}
+	}
+	ref, err := p.readTraces(p.Reference)
+	if err != nil {
+		return err
+	}
+	thr, err := EqualRateThreshold(ref.Entropies, ref.FlagRate())
+	if err != nil {
+		return fmt.Errorf("%s: %w", p.RunDir(p.Reference), err)
+	}
+	r.Args[i] = strconv.FormatFloat(thr, 'g', -1, 64)
+	fmt.Fprintf(log, "experiment: %s: entropy threshold %s nats fires on %.2f %% of the reference's judged tokens, as its probe did\n",
+		r.Name, r.Args[i], 100*ref.FlagRate())
+	return nil
+}

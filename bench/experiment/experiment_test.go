@@ -1,0 +1,202 @@
+package experiment
+
+import (
+	"actor/internal/testsupport"
+	"actor/models"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// execute runs the plan with a fresh fake actor and returns its calls.
+func execute(t *testing.T, p *Plan, failAt int) ([][]string, error) {
+	t.Helper()
+	f := &fakeActor{failAt: failAt}
+	err := p.Execute(context.Background(), f.exec, io.Discard)
+	return f.calls, err
+}
+
+func contains(t *testing.T, what, text string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(text, w) {
+			t.Errorf("%s lacks %q:\n%s", what, w, text)
+		}
+	}
+}
+
+func TestPlans(t *testing.T) {
+	s := settings(t)
+	for name, want := range map[string]struct {
+		commands int
+		has      []string
+	}{
+		"table1":      {10, []string{"run --benchmark repoexec --data DATA --repos REPOS --model " + s.Model + " --temperature 0.6 --seed 0 --trace --no-eval --method rlcoder -n 2 --out " + s.Out + "/runs/rlcoder --task 1,2,3", "bench run --benchmark repoexec --data DATA --repos REPOS --predictions " + s.Out + "/runs/actor/predictions.jsonl"}},
+		"cost":        {10, []string{"--method rawprompt -n 2"}},
+		"ablations":   {4 + 6 + 6, []string{"probe train --labels LABELS --out " + s.Out + "/probes/no-mismatch.probe --no-mismatch", "--method actor --probe " + s.Out + "/probes/no-attention.probe --name actor-no-attention", "--method actor --no-inference", "--mean-pool", "probe train --labels LABELS --out " + s.Out + "/probes/all-rules.probe"}},
+		"sensitivity": {2 + 2 + 2, []string{"probe train --labels LABELS --out " + s.Out + "/probes/grid-e0.8-i0.05.probe --entropy 0.8 --influence 0.05", "--probe " + s.Out + "/probes/grid-e0.6-i0.05.probe --name actor-grid-e0.6-i0.05"}},
+		"trigger":     {4, []string{"--method actor --entropy-trigger EQUAL_RATE -n 2 --out " + s.Out + "/runs/actor-entropy"}},
+	} {
+		p, err := New(name, s)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		cmds := p.Commands()
+		var lines []string
+		for _, c := range cmds {
+			lines = append(lines, Quote(c))
+		}
+		if len(cmds) != want.commands {
+			t.Errorf("%s: %d commands, want %d:\n%s", name, len(cmds), want.commands, strings.Join(lines, "\n"))
+		}
+		contains(t, name+" plan", strings.Join(lines, "\n"), want.has...)
+	}
+	bad := s
+	bad.Labels = ""
+	if _, err := New("ablations", bad); err == nil || !strings.Contains(err.Error(), "--labels DIR is required") {
+		t.Errorf("ablations without labels: %v", err)
+	}
+	if _, err := New("table2", s); err == nil || !strings.Contains(err.Error(), "no experiment") {
+		t.Errorf("unknown experiment: %v", err)
+	}
+}
+
+func TestTable1RunsInTurnsResumesAndReports(t *testing.T) {
+	s := settings(t)
+	p, _ := New("table1", s)
+	calls, err := execute(t, p, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two turns (tasks 1–2, then 3) over the five methods, then five tests.
+	if len(calls) != 15 {
+		t.Fatalf("%d calls", len(calls))
+	}
+	for i, c := range calls[:10] {
+		wantTasks := map[bool]string{true: "1,2", false: "3"}[i < 5]
+		if c[0] != "run" || flag(c, "--task") != wantTasks || flag(c, "--out") != p.RunDir(p.Runs[i%5].Name) {
+			t.Errorf("call %d: %q", i, c)
+		}
+	}
+	if again, err := execute(t, p, -1); err != nil || len(again) != 0 {
+		t.Fatalf("second run made %d calls (%v): %q", len(again), err, again)
+	}
+	if err := p.Render(ThisMachine()); err != nil {
+		t.Fatal(err)
+	}
+	rep, _ := os.ReadFile(filepath.Join(p.ReportDir(), "report.md"))
+	// ACToR passes every sample, the baselines none: won 3 of 3 tasks,
+	// sign test p = 2·(½)³ = 0.25.
+	contains(t, "report.md", string(rep), "| ACToR | 3 | 6 | 100.00 [100.00, 100.00] |", "| RawPrompt | 3 | 6 | 0.00 [0.00, 0.00] |",
+		"| RawPrompt | +100.00 [+100.00, +100.00] | – | 3 | 0 | 0 | 0.25 |", "![table1.png](table1.png)")
+	testsupport.CheckPNG(t, filepath.Join(p.ReportDir(), "table1.png"), 300)
+	readme, _ := os.ReadFile(filepath.Join(p.ReportDir(), "README.md"))
+	sum, _ := models.SHA256File(s.ModelFile)
+	contains(t, "README.md", string(readme), "actor experiment x", "3 of the 5 in the data", "n = 2 instead of 5", sum,
+		"| ACToR | runs/actor | 6 of 6 | 6 |", "actor run --benchmark repoexec", "logical cores")
+	// The same folder with other flags is refused before anything runs.
+	other := s
+	other.Temperature = 0.2
+	q, _ := New("table1", other)
+	if calls, err := execute(t, q, -1); err == nil || len(calls) != 0 || !strings.Contains(err.Error(), "holds samples made with other flags") {
+		t.Errorf("other temperature: %d calls, %v", len(calls), err)
+	}
+}
+
+func TestInterruptedExperimentContinues(t *testing.T) {
+	p, _ := New("table1", settings(t))
+	if _, err := execute(t, p, 1); err == nil || !strings.Contains(err.Error(), "rawrag: killed") {
+		t.Fatalf("interrupted: %v", err)
+	}
+	calls, err := execute(t, p, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// RawPrompt's first turn was done: the first call is RawRAG's.
+	if len(calls) != 14 || flag(calls[0], "--method") != "rawrag" || flag(calls[0], "--task") != "1,2" {
+		t.Errorf("resumed with %d calls, first %q", len(calls), calls[0])
+	}
+}
+
+func TestTriggerSetsAnEqualRate(t *testing.T) {
+	p, _ := New("trigger", settings(t))
+	calls, err := execute(t, p, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The probe fired at 1 of 4 judged tokens (entropies 0.5, 1, 1.5, 2) in
+	// each of 6 samples: 6 of 24 fire when the threshold lies between the
+	// sixth and seventh largest entropies, 2 and 1.5.
+	if len(calls) != 6 || flag(calls[2], "--entropy-trigger") != "1.75" || flag(calls[2], "--out") != p.RunDir("actor-entropy") {
+		t.Fatalf("calls %q", calls)
+	}
+	// Again: the recorded threshold, nothing to run.
+	q, _ := New("trigger", p.Settings)
+	if again, err := execute(t, q, -1); err != nil || len(again) != 0 || q.entropyThreshold() != "1.75" {
+		t.Fatalf("again: %d calls, %v, threshold %s", len(again), err, q.entropyThreshold())
+	}
+	if err := q.Render(ThisMachine()); err != nil {
+		t.Fatal(err)
+	}
+	rep, _ := os.ReadFile(filepath.Join(q.ReportDir(), "report.md"))
+	// Entropy run: sample 1 of 2 passes on each task: pass@1 50 %.
+	contains(t, "report.md", string(rep), "Entropy threshold: 1.75 nats.", "| ACToR, entropy trigger | 3 | 6 | 50.00 [50.00, 50.00] |",
+		"| ACToR, entropy trigger | +50.00 [+50.00, +50.00] | +100.0 % | 3 | 0 | 0 | 0.25 |")
+	testsupport.CheckPNG(t, filepath.Join(q.ReportDir(), "trigger.png"), 300)
+}
+
+func TestSensitivityAblationsAndCostReports(t *testing.T) {
+	s := settings(t)
+	for name, wants := range map[string][]string{
+		"sensitivity": {"| pass@1 %: entropy ≥ ↓, influence ≥ → | 0.05 |", "| 0.6 | 100.00 |", "| flag rate %: entropy ≥ ↓, influence ≥ → | 0.05 |",
+			"| 0.8 | 25.00 |", "Over 2 cells: mean 100.00, standard deviation 0.00"},
+		"ablations": {"## Table III: labelling rules", "| ACToR w/o mismatch | 3 | 6 | 100.00 [100.00, 100.00] |",
+			"## Table IV: modules", "| ACToR w/o critical-token inference | +0.00 [+0.00, +0.00] | +0.0 % | 0 | 0 | 3 | 1 |"},
+		// Per token: prefill 10/4, decode 40/4 of which probe 2/4, retrieval
+		// 4/4 and re-prefill 8/4; plain (40-14)/4.
+		"cost": {"| ACToR | 6 | 4.0 | 1.00 | 2.5 | 10.0 | 6.5 | 0.50 | 1.0 | 2.0 | 1.00 | 0.00 | 25.00 % |",
+			"| RawRAG | 6 | 4.0 | 1.00 | 2.5 | 10.0 | 10.0 | 0.00 | 0.0 | 0.0 | 0.00 | 0.00 | 0.00 % |"},
+	} {
+		p, err := New(name, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := execute(t, p, -1); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := p.Render(ThisMachine()); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		rep, _ := os.ReadFile(filepath.Join(p.ReportDir(), "report.md"))
+		contains(t, name+"/report.md", string(rep), wants...)
+		ents, _ := os.ReadDir(p.ReportDir())
+		var pngs []string
+		for _, e := range ents {
+			if strings.HasSuffix(e.Name(), ".png") {
+				pngs = append(pngs, e.Name())
+				testsupport.CheckPNG(t, filepath.Join(p.ReportDir(), e.Name()), 300)
+			}
+		}
+		if len(pngs) == 0 || !slices.ContainsFunc(pngs, func(n string) bool {
+			return strings.HasPrefix(n, map[string]string{"sensitivity": "sensitivity", "ablations": "ablations", "cost": "cost"}[name])
+		}) {
+			t.Errorf("%s figures %v", name, pngs)
+		}
+	}
+}
+
+func TestEqualRateThreshold(t *testing.T) {
+	ents := []float64{0.1, 0.5, 0.9, 1.3, 2.0}
+	for rate, want := range map[float64]float64{0.4: 1.1, 0.2: 1.65, 1: 0.1, 0: 3.0} {
+		if got, err := EqualRateThreshold(ents, rate); err != nil || got != want {
+			t.Errorf("rate %v: %v %v, want %v", rate, got, err, want)
+		}
+	}
+	if _, err := EqualRateThreshold(nil, 0.1); err == nil {
+		t.Error("no entropies: no error")
+	}
+}

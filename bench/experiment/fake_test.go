@@ -1,0 +1,135 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"actor/bench/predictions"
+	"actor/bench/results"
+	"actor/generate"
+)
+
+// fakeActor stands in for the actor binary: probe train writes a file,
+// run writes predictions and traces of the missing samples, bench run tests
+// every prediction (ACToR's samples pass, the others' fail, except sample 1
+// of the entropy run). It records every command.
+type fakeActor struct {
+	calls [][]string
+	// failAt makes the call with this index fail (-1: none).
+	failAt int
+}
+
+func flag(args []string, name string) string {
+	if i := slices.Index(args, name); i >= 0 && i+1 < len(args) {
+		return args[i+1]
+	}
+	return ""
+}
+
+func (f *fakeActor) exec(_ context.Context, args []string) error {
+	f.calls = append(f.calls, args)
+	if len(f.calls)-1 == f.failAt {
+		return errors.New("killed")
+	}
+	switch args[0] {
+	case "probe":
+		return os.WriteFile(flag(args, "--out"), []byte(strings.Join(args, " ")), 0o644)
+	case "run":
+		return fakeRun(args)
+	case "bench":
+		return fakeEval(args)
+	}
+	return errors.New("unknown command")
+}
+
+func fakeRun(args []string) error {
+	out := flag(args, "--out")
+	method := flag(args, "--method")
+	if flag(args, "--entropy-trigger") != "" {
+		method = "actor-entropy"
+	}
+	n, _ := strconv.Atoi(flag(args, "-n"))
+	done, err := predicted(filepath.Join(out, "predictions.jsonl"))
+	if err != nil {
+		return err
+	}
+	w, err := predictions.Create(filepath.Join(out, "predictions.jsonl"))
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	tf, err := os.OpenFile(filepath.Join(out, "traces.jsonl"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer tf.Close()
+	tw := generate.NewTraceWriter(tf)
+	for _, task := range strings.Split(flag(args, "--task"), ",") {
+		for s := range n {
+			if done[sampleKey{task, s}] {
+				continue
+			}
+			if err := w.Write(predictions.Prediction{TaskID: task, Sample: s, Code: "    return 1\n", Method: method, Model: "m", Tokens: 4}); err != nil {
+				return err
+			}
+			// Four judged tokens with entropies 0.5, 1, 1.5, 2; the probe
+			// fires at one of them.
+			a := generate.Attempt{DecodeMs: 40, PrefillMs: 10}
+			for i := 1; i <= 4; i++ {
+				a.Events = append(a.Events, generate.TokenEvent{P: []float32{0.1}, Entropy: 0.5 * float64(i)})
+			}
+			tr := generate.Trace{Task: task, Sample: s, Method: method, Attempts: []generate.Attempt{a}, Generated: 4, Seconds: 1,
+				Judged: 4}
+			if strings.HasPrefix(method, "actor") {
+				tr.Triggers, tr.ProbeMs, tr.RetrieveMs, tr.ReprefillMs = 1, 2, 4, 8
+			}
+			if err := tw.Write(&tr); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func fakeEval(args []string) error {
+	out := flag(args, "--out")
+	ps, _, err := predictions.Read(flag(args, "--predictions"))
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	st, err := results.Open(out)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for _, p := range ps {
+		pass := p.Method == "actor" || (p.Method == "actor-entropy" && p.Sample == 1)
+		status := map[bool]string{true: results.StatusPassed, false: results.StatusFailed}[pass]
+		if err := st.Add(results.Record{TaskID: p.TaskID, Sample: p.Sample, Method: p.Method, Model: p.Model, Passed: pass, Status: status,
+			Tokens: p.Tokens}); err != nil {
+			return err
+		}
+	}
+	return results.WriteMeta(out, results.Meta{Benchmark: flag(args, "--benchmark"), Tasks: strings.Split(flag(args, "--task"), ",")})
+}
+
+// settings are an experiment over tasks 1–3 in a temporary folder.
+func settings(t *testing.T) Settings {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.gguf")
+	probe := filepath.Join(dir, "actor.probe")
+	os.WriteFile(model, []byte("model"), 0o644)
+	os.WriteFile(probe, []byte("probe"), 0o644)
+	return Settings{Benchmark: "repoexec", Data: "DATA", Repos: "REPOS", Model: model, ModelFile: model, Out: filepath.Join(dir, "out"),
+		N: 2, Temperature: 0.6, Tasks: []string{"1", "2", "3"}, AllTasks: 5, Step: 2, Probe: probe, Labels: "LABELS",
+		Entropies: []float64{0.6, 0.8}, Influences: []float64{0.05}, Command: "actor experiment x"}
+}

@@ -1,0 +1,252 @@
+// Package experiment runs the paper's experiments as lists of 'actor run'
+// configurations over one benchmark, model and task set, and reports them:
+// Table I (the five methods), Tables III–IV (ablations of the labelling
+// rules and of the modules), Figure 4 (the sensitivity grid of the
+// labelling thresholds), Table II (cost) and a question beyond the paper
+// (is the probe a better trigger than plain next-token entropy at the same
+// rate?). It drives the actor binary itself, so every sample is made by the
+// same command a user would type, and relies on that command's resumption:
+// rerunning an experiment repeats no sample and re-renders the report.
+//
+// One output folder holds any number of experiments: OUT/runs/NAME is one
+// configuration's 'actor run' folder (predictions, traces, eval/), shared
+// by every experiment that lists the same configuration; OUT/probes holds
+// the probes the experiments train; OUT/EXPERIMENT holds that
+// experiment's README.md, report.md and figures.
+package experiment
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Names lists the experiments.
+var Names = []string{"table1", "ablations", "sensitivity", "cost", "trigger"}
+
+// Settings are what every configuration of an experiment shares.
+type Settings struct {
+	Benchmark, Data, Repos string
+	// Model is the model name or file given to actor run, ModelFile its
+	// file (for the README's SHA-256).
+	Model, ModelFile string
+	// Out is the results folder.
+	Out string
+	// N samples per task at Temperature, seeded by Seed.
+	N           int
+	Temperature float64
+	Seed        uint64
+	// Threads for each actor run (0: its default).
+	Threads int
+	// Tasks are the experiment's task ids in order; AllTasks the number in
+	// the data (to say what was cut).
+	Tasks    []string
+	AllTasks int
+	// Step is how many tasks each configuration generates before the next
+	// one takes its turn.
+	Step int
+	// RunArgs are extra flags for every actor run, BenchArgs for every
+	// actor bench run, TrainArgs for every actor probe train.
+	RunArgs, BenchArgs, TrainArgs []string
+	// Probe is ACToR's probe file (the reference of every comparison).
+	Probe string
+	// Labels is the labels directory the ablation and grid probes are
+	// trained from.
+	Labels string
+	// Entropies and Influences are the sensitivity grid's thresholds.
+	Entropies, Influences []float64
+	// EntropyTrigger fixes the entropy trigger's threshold; 0 sets it
+	// where the trigger fires as often as the probe did.
+	EntropyTrigger float64
+	// Command is the experiment's own command line, for the README.
+	Command string
+}
+
+// Run is one configuration: an actor run folder OUT/runs/Name.
+type Run struct {
+	Name, Label string
+	// Args are the method's flags for actor run.
+	Args []string
+	// Group sorts rows into tables (the ablations' rules and modules).
+	Group string
+	// Equal marks the entropy-triggered run whose threshold is set from
+	// the probe's flag rate in the reference run's traces.
+	Equal bool
+	// Cell is the run's place in the sensitivity grid.
+	Cell *Cell
+}
+
+// Cell is a sensitivity grid position.
+type Cell struct{ Entropy, Influence float64 }
+
+// ProbeJob is a probe the experiment trains into OUT/probes/Name.probe.
+type ProbeJob struct {
+	Name string
+	// Args are its labelling-rule flags for actor probe train.
+	Args []string
+}
+
+// Plan is an experiment's configurations and the probes they need.
+type Plan struct {
+	Experiment string
+	Settings   Settings
+	Probes     []ProbeJob
+	Runs       []Run
+	// Reference names the run the others are compared with.
+	Reference string
+}
+
+// EqualRate stands for the entropy threshold in a plan until the reference
+// run has set it.
+const EqualRate = "EQUAL_RATE"
+
+// reference is ACToR with the experiment's probe.
+const reference = "actor"
+
+// New plans experiment name.
+func New(name string, s Settings) (*Plan, error) {
+	if s.N < 1 || s.Step < 1 || len(s.Tasks) == 0 {
+		return nil, fmt.Errorf("experiment %s: want at least one task, one sample and a step of one task", name)
+	}
+	p := &Plan{Experiment: name, Settings: s, Reference: reference}
+	needsLabels := name == "ablations" || name == "sensitivity"
+	if needsLabels && s.Labels == "" {
+		return nil, fmt.Errorf("experiment %s: --labels DIR is required (the labels its probes are trained from)", name)
+	}
+	if name != "sensitivity" && s.Probe == "" {
+		return nil, fmt.Errorf("experiment %s: ACToR needs a probe (--probe FILE)", name)
+	}
+	actor := Run{Name: reference, Label: "ACToR", Args: []string{"--method", "actor", "--probe", s.Probe}}
+	switch name {
+	case "table1", "cost":
+		for _, m := range []struct{ name, label string }{{"rawprompt", "RawPrompt"}, {"rawrag", "RawRAG"},
+			{"repocoder", "RepoCoder"}, {"rlcoder", "RLCoder-style"}} {
+			p.Runs = append(p.Runs, Run{Name: m.name, Label: m.label, Args: []string{"--method", m.name}})
+		}
+		p.Runs = append(p.Runs, actor)
+	case "ablations":
+		p.Probes = append(p.Probes, ProbeJob{Name: "all-rules"})
+		p.Runs = append(p.Runs, actor)
+		for _, r := range []struct{ flag, label string }{{"mismatch", "w/o mismatch"}, {"uncertainty", "w/o uncertainty"},
+			{"attention", "w/o attention influence"}} {
+			job := ProbeJob{Name: "no-" + r.flag, Args: []string{"--no-" + r.flag}}
+			p.Probes = append(p.Probes, job)
+			p.Runs = append(p.Runs, Run{Name: "actor-no-" + r.flag, Label: "ACToR " + r.label, Group: "rules",
+				Args: []string{"--method", "actor", "--probe", p.ProbeFile(job.Name), "--name", "actor-no-" + r.flag}})
+		}
+		p.Runs = append(p.Runs,
+			Run{Name: "actor-noinference", Label: "ACToR w/o critical-token inference", Group: "modules", Args: []string{"--method", "actor", "--no-inference"}},
+			Run{Name: "actor-meanpool", Label: "ACToR w/o weighted retriever (mean pooling)", Group: "modules", Args: []string{"--method", "actor", "--probe", s.Probe, "--mean-pool"}})
+	case "sensitivity":
+		if len(s.Entropies) == 0 || len(s.Influences) == 0 {
+			return nil, fmt.Errorf("experiment sensitivity: the grid needs --entropies and --influences")
+		}
+		p.Reference = ""
+		for _, e := range s.Entropies {
+			for _, i := range s.Influences {
+				name := "grid-e" + num(e) + "-i" + num(i)
+				p.Probes = append(p.Probes, ProbeJob{Name: name, Args: []string{"--entropy", num(e), "--influence", num(i)}})
+				p.Runs = append(p.Runs, Run{Name: "actor-" + name, Label: fmt.Sprintf("entropy ≥ %s, influence ≥ %s", num(e), num(i)),
+					Cell: &Cell{e, i}, Args: []string{"--method", "actor", "--probe", p.ProbeFile(name), "--name", "actor-" + name}})
+			}
+		}
+	case "trigger":
+		thr := EqualRate
+		if s.EntropyTrigger > 0 {
+			thr = num(s.EntropyTrigger)
+		}
+		p.Runs = append(p.Runs, actor, Run{Name: "actor-entropy", Label: "ACToR, entropy trigger", Equal: s.EntropyTrigger == 0,
+			Args: []string{"--method", "actor", "--entropy-trigger", thr}})
+	default:
+		return nil, fmt.Errorf("no experiment %q (want one of %s)", name, strings.Join(Names, ", "))
+	}
+	return p, nil
+}
+
+// num formats a threshold as the shortest exact decimal.
+func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// RunDir is run name's actor run folder.
+func (p *Plan) RunDir(name string) string { return filepath.Join(p.Settings.Out, "runs", name) }
+
+// ProbeFile is where probe job name is trained to.
+func (p *Plan) ProbeFile(name string) string {
+	return filepath.Join(p.Settings.Out, "probes", name+".probe")
+}
+
+// ReportDir is where the experiment's README, report and figures go.
+func (p *Plan) ReportDir() string { return filepath.Join(p.Settings.Out, p.Experiment) }
+
+// common are the actor run flags every configuration shares, except the
+// task list and threads (which do not change a sample).
+func (p *Plan) common() []string {
+	s := p.Settings
+	args := []string{"--benchmark", s.Benchmark, "--data", s.Data, "--repos", s.Repos, "--model", s.Model,
+		"--temperature", num(s.Temperature), "--seed", strconv.FormatUint(s.Seed, 10), "--trace", "--no-eval"}
+	return append(args, s.RunArgs...)
+}
+
+// RunArgs is the actor run command line (without "actor") generating
+// run's samples of tasks.
+func (p *Plan) RunArgs(r Run, tasks []string) []string {
+	args := append([]string{"run"}, p.common()...)
+	args = append(args, r.Args...)
+	args = append(args, "-n", strconv.Itoa(p.Settings.N), "--out", p.RunDir(r.Name))
+	if p.Settings.Threads > 0 {
+		args = append(args, "--threads", strconv.Itoa(p.Settings.Threads))
+	}
+	return append(args, "--task", strings.Join(tasks, ","))
+}
+
+// EvalArgs is the actor bench run command line testing run's samples.
+func (p *Plan) EvalArgs(r Run) []string {
+	s := p.Settings
+	args := []string{"bench", "run", "--benchmark", s.Benchmark, "--data", s.Data, "--repos", s.Repos,
+		"--predictions", filepath.Join(p.RunDir(r.Name), "predictions.jsonl"), "--out", filepath.Join(p.RunDir(r.Name), "eval"),
+		"--task", strings.Join(s.Tasks, ",")}
+	return append(args, s.BenchArgs...)
+}
+
+// TrainArgs is the actor probe train command line of job, writing to out.
+func (p *Plan) TrainArgs(job ProbeJob, out string) []string {
+	args := []string{"probe", "train", "--labels", p.Settings.Labels, "--out", out}
+	args = append(args, job.Args...)
+	return append(args, p.Settings.TrainArgs...)
+}
+
+// key is what must be equal for two experiments to share a run folder:
+// every flag but the task list, -n and --threads.
+func (p *Plan) key(r Run) []string {
+	return append(slices.Clone(p.common()), r.Args...)
+}
+
+// Commands lists the plan's command lines (without "actor"), in the order
+// they run: the probes, the configurations over all tasks (generated Step
+// tasks at a time, in turns), then the tests.
+func (p *Plan) Commands() [][]string {
+	var out [][]string
+	for _, j := range p.Probes {
+		out = append(out, p.TrainArgs(j, p.ProbeFile(j.Name)))
+	}
+	for _, r := range p.Runs {
+		out = append(out, p.RunArgs(r, p.Settings.Tasks))
+	}
+	for _, r := range p.Runs {
+		out = append(out, p.EvalArgs(r))
+	}
+	return out
+}
+
+// Quote joins args as a shell command line, quoting where needed.
+func Quote(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"$`\\*?[]{}()<>|&;#~") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		out[i] = a
+	}
+	return strings.Join(out, " ")
+}

@@ -1,0 +1,195 @@
+package experiment
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+
+	"actor/bench/chart"
+	"actor/bench/report"
+	"actor/bench/results"
+)
+
+// titles name the experiments in their reports.
+var titles = map[string]string{
+	"table1":      "Table I: ACToR against the baselines",
+	"ablations":   "Tables III–IV: ablations of the labelling rules and of the modules",
+	"sensitivity": "Figure 4: sensitivity to the labelling thresholds",
+	"cost":        "Table II: generation cost",
+	"trigger":     "Is the probe worth it? ACToR against an entropy trigger at the same rate",
+}
+
+// Render writes the experiment's report.md, figures and README.md into
+// ReportDir from what its run folders hold now (untested configurations
+// show as "–").
+func (p *Plan) Render(m Machine) error {
+	rows, err := p.rows()
+	if err != nil {
+		return err
+	}
+	dir := p.ReportDir()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# %s\n\n%s; %d tasks, n = %d, temperature %s. Conditions and commands: README.md.\n\n",
+		titles[p.Experiment], p.Settings.Benchmark, len(p.Settings.Tasks), p.Settings.N, num(p.Settings.Temperature))
+	figs, err := p.body(&b, rows)
+	if err != nil {
+		return err
+	}
+	for _, f := range figs {
+		fmt.Fprintf(&b, "\n![%s](%s)\n", f, f)
+	}
+	if err := results.WriteAtomic(filepath.Join(dir, "report.md"), b.Bytes()); err != nil {
+		return err
+	}
+	readme, err := p.readme(m, rows)
+	if err != nil {
+		return err
+	}
+	return results.WriteAtomic(filepath.Join(dir, "README.md"), readme)
+}
+
+// body writes the experiment's tables and draws its figures; it returns
+// the figures' file names.
+func (p *Plan) body(b *bytes.Buffer, rows []row) ([]string, error) {
+	dir := p.ReportDir()
+	ref, others := p.split(rows)
+	switch p.Experiment {
+	case "table1":
+		b.WriteString("## pass@k\n\n" + p.passTable(rows) + "\n## ACToR against each baseline\n\n" + p.pairedTable(ref, others))
+		return []string{"table1.png"}, p.passFigure(rows, filepath.Join(dir, "table1.png"))
+	case "ablations":
+		for _, g := range []struct{ group, title string }{{"rules", "Table III: labelling rules"}, {"modules", "Table IV: modules"}} {
+			part := []row{ref}
+			for _, o := range others {
+				if o.Group == g.group {
+					part = append(part, o)
+				}
+			}
+			fmt.Fprintf(b, "## %s\n\n%s\n%s\n", g.title, p.passTable(part), p.pairedTable(ref, part[1:]))
+		}
+		b.WriteString("## Triggers\n\n" + p.costTable(rows))
+		return []string{"ablations.png"}, p.passFigure(rows, filepath.Join(dir, "ablations.png"))
+	case "sensitivity":
+		for _, k := range p.ks() {
+			b.WriteString(p.gridTable(rows, fmt.Sprintf("pass@%d %%", k), passValue(k)) + "\n")
+		}
+		b.WriteString(p.gridTable(rows, "flag rate %", flagRate))
+		return []string{"sensitivity.png", "sensitivity-rate.png"}, p.heatFigures(rows)
+	case "cost":
+		b.WriteString("## Table II\n\n" + p.costTable(rows) + "\n## pass@k of the same samples\n\n" + p.passTable(rows))
+		return []string{"cost.png"}, p.costFigure(rows, filepath.Join(dir, "cost.png"))
+	case "trigger":
+		b.WriteString("## pass@k\n\n" + p.passTable(rows) + "\n## The probe against the entropy trigger\n\n" + p.pairedTable(ref, others))
+		fmt.Fprintf(b, "\n## Triggers\n\nEntropy threshold: %s nats.\n\n%s", p.entropyThreshold(), p.costTable(rows))
+		return []string{"trigger.png"}, p.passFigure(rows, filepath.Join(dir, "trigger.png"))
+	}
+	return nil, fmt.Errorf("no experiment %q", p.Experiment)
+}
+
+// split returns the reference row and the others.
+func (p *Plan) split(rows []row) (row, []row) {
+	var ref row
+	var others []row
+	for _, r := range rows {
+		if r.Name == p.Reference {
+			ref = r
+		} else {
+			others = append(others, r)
+		}
+	}
+	return ref, others
+}
+
+// entropyThreshold is the entropy trigger's threshold in the plan.
+func (p *Plan) entropyThreshold() string {
+	for _, r := range p.Runs {
+		for i, a := range r.Args {
+			if a == "--entropy-trigger" && i+1 < len(r.Args) {
+				return r.Args[i+1]
+			}
+		}
+	}
+	return "–"
+}
+
+// passFigure draws pass@k per configuration with bootstrap intervals.
+func (p *Plan) passFigure(rows []row, path string) error {
+	c := chart.Bars{Title: fmt.Sprintf("pass@k on %d tasks, n = %d (95 %% bootstrap intervals over tasks)", len(p.Settings.Tasks), p.Settings.N),
+		YLabel: "pass@k (%)"}
+	for _, r := range rows {
+		c.Groups = append(c.Groups, r.Label)
+	}
+	for _, k := range p.ks() {
+		s := chart.Series{Name: fmt.Sprintf("pass@%d", k)}
+		for _, r := range rows {
+			v, lo, hi := math.NaN(), math.NaN(), math.NaN()
+			if r.g != nil {
+				v, lo, hi = report.PassAtPct(*r.g, k)
+			}
+			s.Values, s.Lo, s.Hi = append(s.Values, v), append(s.Lo, lo), append(s.Hi, hi)
+		}
+		c.Series = append(c.Series, s)
+	}
+	return c.Save(path)
+}
+
+// costFigure stacks each configuration's ms per token: plain decoding and
+// ACToR's work.
+func (p *Plan) costFigure(rows []row, path string) error {
+	c := chart.Bars{Title: "decoding time per generated token", YLabel: "ms/token", Stacked: true}
+	parts := []struct {
+		name string
+		ms   func(*Traces) float64
+	}{
+		{"plain decoding", func(t *Traces) float64 { return t.DecodeMs - t.ProbeMs - t.RetrieveMs - t.ReprefillMs }},
+		{"probe", func(t *Traces) float64 { return t.ProbeMs }},
+		{"retrieval", func(t *Traces) float64 { return t.RetrieveMs }},
+		{"re-prefill", func(t *Traces) float64 { return t.ReprefillMs }},
+	}
+	for _, r := range rows {
+		c.Groups = append(c.Groups, r.Label)
+	}
+	for _, part := range parts {
+		s := chart.Series{Name: part.name}
+		for _, r := range rows {
+			v := math.NaN()
+			if r.t.Samples > 0 {
+				v = r.t.PerToken(part.ms(r.t))
+			}
+			s.Values = append(s.Values, v)
+		}
+		c.Series = append(c.Series, s)
+	}
+	return c.Save(path)
+}
+
+// heatFigures draws the grid's pass@1 and flag rate as heatmaps.
+func (p *Plan) heatFigures(rows []row) error {
+	s := p.Settings
+	for _, f := range []struct {
+		file, title string
+		value       func(row) float64
+	}{{"sensitivity.png", "pass@1 (%)", passValue(1)}, {"sensitivity-rate.png", "flag rate (% of judged tokens)", flagRate}} {
+		h := chart.Heat{Title: f.title, XLabel: "attention influence threshold", YLabel: "entropy threshold (nats)", Format: "%.2f"}
+		for _, i := range s.Influences {
+			h.X = append(h.X, num(i))
+		}
+		for _, e := range s.Entropies {
+			h.Y = append(h.Y, num(e))
+			var line []float64
+			for _, i := range s.Influences {
+				line = append(line, cellValue(rows, Cell{e, i}, f.value))
+			}
+			h.Values = append(h.Values, line)
+		}
+		if err := h.Save(filepath.Join(p.ReportDir(), f.file)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
