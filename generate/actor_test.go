@@ -30,7 +30,7 @@ func swapSetup(t *testing.T, setup ...func(*Decoder)) (*Decoder, *switchRetrieve
 	var seqs [][]int32
 	var preds []engine.Prediction
 	d.OnPrefill = func(seq []int32, p engine.Prediction) { seqs, preds = append(seqs, seq), append(preds, p) }
-	g, err := NewACToR(d, tinyConfig(), r, ACToROptions{Probe: constProbe(m.Config.Embed, 10), FullProbs: true})
+	g, err := NewACToR(d, tinyConfig(), r, ACToROptions{Probe: testsupport.ConstProbe(m.Config.Embed, 10), FullProbs: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestACToRUnchangedContextRecomputesNothing(t *testing.T) {
 	same := block(blockOf(t, c, "lib/math.py"))
 	r := &switchRetriever{prompt: tinyTarget.Prompt, first: same, second: same}
 	d := newDecoder(t, m, tok)
-	g, err := NewACToR(d, tinyConfig(), r, ACToROptions{Probe: constProbe(m.Config.Embed, 10)})
+	g, err := NewACToR(d, tinyConfig(), r, ACToROptions{Probe: testsupport.ConstProbe(m.Config.Embed, 10)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +204,7 @@ func TestACToRNeverCriticalNeverRetrieves(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := &switchRetriever{prompt: tinyTarget.Prompt, first: block(blockOf(t, c, "lib/math.py")), second: block(blockOf(t, c, "lib/text.py"))}
-	g, err := NewACToR(newDecoder(t, m, tok), tinyConfig(), r, ACToROptions{Probe: constProbe(m.Config.Embed, -10)})
+	g, err := NewACToR(newDecoder(t, m, tok), tinyConfig(), r, ACToROptions{Probe: testsupport.ConstProbe(m.Config.Embed, -10)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestACToRNeverCriticalNeverRetrieves(t *testing.T) {
 
 func TestACToRRejectsProbeOfAnotherModel(t *testing.T) {
 	m, tok := loadTiny(t)
-	_, err := NewACToR(newDecoder(t, m, tok), tinyConfig(), nil, ACToROptions{Probe: constProbe(m.Config.Embed+1, 1)})
+	_, err := NewACToR(newDecoder(t, m, tok), tinyConfig(), nil, ACToROptions{Probe: testsupport.ConstProbe(m.Config.Embed+1, 1)})
 	if err == nil {
 		t.Fatal("a probe for hidden size 65 was accepted for a model of 64")
 	}

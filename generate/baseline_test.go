@@ -15,7 +15,7 @@ import (
 func newMethod(t *testing.T, method string, c *Corpus, mut func(*Options)) Generator {
 	t.Helper()
 	m, tok := loadTiny(t)
-	o := Options{Method: method, Decoder: newDecoder(t, m, tok), Config: tinyConfig(), Corpus: c, Probe: constProbe(m.Config.Embed, -10)}
+	o := Options{Method: method, Decoder: newDecoder(t, m, tok), Config: tinyConfig(), Corpus: c, Probe: testsupport.ConstProbe(m.Config.Embed, -10)}
 	if mut != nil {
 		mut(&o)
 	}
@@ -144,7 +144,7 @@ func TestRLCoderDenseStopAndFallback(t *testing.T) {
 }
 
 func TestACToRThroughNewDenseWeighted(t *testing.T) {
-	g := newMethod(t, MethodACToR, denseCorpus(t), func(o *Options) { o.Probe = constProbe(64, 10) })
+	g := newMethod(t, MethodACToR, denseCorpus(t), func(o *Options) { o.Probe = testsupport.ConstProbe(64, 10) })
 	if g.Method() != MethodACToR || len(g.Notes()) != 0 {
 		t.Fatalf("%s %q", g.Method(), g.Notes())
 	}

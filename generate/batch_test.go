@@ -71,7 +71,7 @@ func TestGenerateSamplesBatchedEqualsSequential(t *testing.T) {
 			r := &switchRetriever{prompt: tinyTarget.Prompt, first: block(blockOf(t, c, "lib/text.py")), second: block(blockOf(t, c, "lib/math.py"))}
 			g := NewRawRAG(d, cfg, r)
 			if method == MethodACToR {
-				if g, err = NewACToR(d, cfg, r, ACToROptions{Probe: constProbe(m.Config.Embed, 10)}); err != nil {
+				if g, err = NewACToR(d, cfg, r, ACToROptions{Probe: testsupport.ConstProbe(m.Config.Embed, 10)}); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -74,7 +74,7 @@ func TestEntropyTriggerFiresAtItsThreshold(t *testing.T) {
 func TestEntropyTriggerOptions(t *testing.T) {
 	m, tok := loadTiny(t)
 	d := newDecoder(t, m, tok)
-	if _, err := NewACToR(d, tinyConfig(), nil, ACToROptions{Entropy: 1, Probe: constProbe(m.Config.Embed, 1)}); err == nil {
+	if _, err := NewACToR(d, tinyConfig(), nil, ACToROptions{Entropy: 1, Probe: testsupport.ConstProbe(m.Config.Embed, 1)}); err == nil {
 		t.Error("an entropy trigger beside a probe was accepted")
 	}
 	c, err := ReadCorpus(testsupport.WriteTree(t, t.TempDir(), tinyRepo), index.WalkOptions{})

@@ -9,7 +9,6 @@ import (
 	"actor/engine"
 	"actor/index"
 	"actor/internal/testsupport"
-	"actor/probe"
 	"actor/retrieve"
 	"actor/tokenizer"
 )
@@ -95,20 +94,6 @@ func (s *switchRetriever) Retrieve(q string, _ retrieve.Exclusion) ([]retrieve.R
 		return []retrieve.Result{s.first}, nil
 	}
 	return []retrieve.Result{s.second}, nil
-}
-
-// constProbe returns an ensemble of members that give the same p(critical)
-// (sigmoid(gap)) to every hidden state: W1 = 0, B1 = 0, B2 = (0, gap).
-func constProbe(hidden int, gap float32) *probe.Probe {
-	const units = 4
-	p := &probe.Probe{Model: probe.ModelInfo{Arch: "llama", Hidden: hidden}, Units: units, Threshold: probe.DefaultThreshold}
-	for range 5 {
-		p.Members = append(p.Members, probe.Member{
-			W1: make([]float32, units*hidden), B1: make([]float32, units),
-			W2: make([]float32, 2*units), B2: []float32{0, gap},
-		})
-	}
-	return p
 }
 
 // wordRE cuts a text into the test encoder's tokens: identifiers and

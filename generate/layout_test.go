@@ -48,7 +48,7 @@ func twoBlockRun(t *testing.T, r Retriever, opt ACToROptions) (*Sample, [][]int3
 	cfg := tinyConfig()
 	cfg.Budget = retrieve.Budget{MaxTokens: 120, MaxBlocks: 2}
 	cfg.MaxNewTokens = 6
-	opt.Probe = constProbe(m.Config.Embed, 10)
+	opt.Probe = testsupport.ConstProbe(m.Config.Embed, 10)
 	g, err := NewACToR(d, cfg, r, opt)
 	if err != nil {
 		t.Fatal(err)

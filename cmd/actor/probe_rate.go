@@ -7,21 +7,21 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"actor/engine"
+	"actor/generate"
 	"actor/models"
 	"actor/probe"
 	"actor/probe/dataset"
-	"actor/probe/labeler"
-	"actor/tokenizer"
+	"actor/retrieve"
 )
 
-var probeRateFlags struct {
+// rateFlags are actor probe rate's flags.
+type rateFlags struct {
 	data, probe, model, exclude string
 	limit, maxTokens, threads   int
 	retries                     int
@@ -31,18 +31,21 @@ var probeRateFlags struct {
 	bos                         bool
 }
 
+var probeRateFlags rateFlags
+
 var probeRateCmd = &cobra.Command{
 	Use:   "rate --data FILE.jsonl --probe FILE.probe",
 	Short: "Fraction of generated tokens the probe flags (Algorithm 1's trigger rate, no retrieval)",
-	Long: `Generate each function's body from its signature and docstring (prompt as in
-'actor probe label'), sampling at --temperature and stopping at a line that
-returns to column 0 or after --max-tokens (an empty body or a bare "pass" is
-generated again, up to --retries times, as the authors do), and judge every
-token of the kept body as
-Algorithm 1 does: not the first, not whitespace-only, critical iff every member
-gives p(critical) above the probe's threshold. No retrieval happens, so the
-context never changes. --exclude-labels skips the functions of a labels
-directory (the probe's training data).`,
+	Long: `Generate each function's body as ACToR does (the generator's own decoding
+loop, prompt layout and stop rule), with no repository block in the prompt:
+"# file path: PATH", the signature and the docstring, sampling at
+--temperature and stopping at a line that returns to column 0 or after
+--max-tokens (an empty body or a bare "pass" is generated again, up to
+--retries times, as the authors do). Every token of the kept body is judged
+as Algorithm 1 judges it: not the first, not whitespace-only, critical iff
+every member gives p(critical) above the probe's threshold. No block is ever
+retrieved, so the context never changes. --exclude-labels skips the
+functions of a labels directory (the probe's training data).`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
 		return runProbeRate(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -52,10 +55,44 @@ directory (the probe's training data).`,
 // rateCounts accumulates a rate run.
 type rateCounts struct{ functions, generated, judged, flagged, retried int }
 
+// noBlocks is a retriever that finds nothing: ACToR then decodes from the
+// target alone and a critical token never changes the context.
+type noBlocks struct{}
+
+func (noBlocks) Retrieve(string, retrieve.Exclusion) ([]retrieve.Result, error) { return nil, nil }
+
+// rateConfig is the generator's configuration of a rate run: generation's
+// decoding rules with the flags' sampling, token limit and retries.
+func (f *rateFlags) rateConfig() generate.Config {
+	cfg := generate.DefaultConfig
+	cfg.Temperature, cfg.Seed, cfg.MaxNewTokens, cfg.Retries = f.temperature, f.seed, f.maxTokens, f.retries
+	return cfg
+}
+
+// rateTarget is a function as the generator's target.
+func rateTarget(s *dataset.Sample) retrieve.Target {
+	return retrieve.Target{ID: s.ID, Path: s.Path, Prompt: s.Prompt}
+}
+
+// add counts one generated sample: its kept attempt's tokens, judged and
+// flagged tokens, and the attempts generated again.
+func (c *rateCounts) add(s *generate.Sample) {
+	a := s.Trace.Attempts[len(s.Trace.Attempts)-1]
+	c.functions++
+	c.generated += a.Tokens
+	c.judged += a.Judged
+	c.flagged += a.Triggers
+	c.retried += len(s.Trace.Attempts) - 1
+}
+
 func runProbeRate(ctx context.Context, stdout, stderr io.Writer) error {
 	f := &probeRateFlags
 	if f.data == "" || f.probe == "" {
 		return errors.New("probe rate: --data and --probe are required")
+	}
+	cfg := f.rateConfig()
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("probe rate: %w", err)
 	}
 	samples, _, err := dataset.ReadRepoST(f.data, false)
 	if err != nil {
@@ -79,40 +116,30 @@ func runProbeRate(ctx context.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sess, err := m.NewSession()
+	d, err := generate.NewDecoder(m, tok)
 	if err != nil {
 		return err
 	}
-	defer sess.Close()
-	sess.Hidden = true
-	sampler := engine.NewSampler(engine.SamplerConfig{Temperature: f.temperature, Seed: f.seed})
+	defer d.Close()
+	g, err := generate.NewACToR(d, cfg, noBlocks{}, generate.ACToROptions{Probe: p})
+	if err != nil {
+		return err
+	}
 	bar := progressbar.NewOptions(len(samples), progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("generating"),
 		progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionSetWidth(30),
 		progressbar.OptionThrottle(200*time.Millisecond))
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	var c rateCounts
-	for _, s := range samples {
+	for i := range samples {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		text, _ := labeler.NoRetrieval(&s)
-		var one rateCounts
-		for try := 0; try <= f.retries; try++ {
-			one = rateCounts{}
-			body, err := rateOne(sess, tok, sampler, p, tok.Encode(text, f.bos), f.maxTokens, &one)
-			if err != nil {
-				return fmt.Errorf("probe rate: sample %s: %w", s.ID, err)
-			}
-			if b := strings.TrimSpace(body); b != "" && b != "pass" {
-				break
-			}
-			c.retried++
+		s, err := g.Generate(rateTarget(&samples[i]), 0)
+		if err != nil {
+			return fmt.Errorf("probe rate: sample %s: %w", samples[i].ID, err)
 		}
-		c.functions += one.functions
-		c.generated += one.generated
-		c.judged += one.judged
-		c.flagged += one.flagged
+		c.add(s)
 		_ = bar.Add(1)
 	}
 	_ = bar.Finish()
@@ -122,58 +149,6 @@ func runProbeRate(ctx context.Context, stdout, stderr io.Writer) error {
 		c.functions, c.generated, float64(c.generated)/float64(max(1, c.functions)), c.judged, c.flagged,
 		100*float64(c.flagged)/float64(max(1, c.judged)), float64(c.flagged)/float64(max(1, c.functions)), p.Threshold, len(p.Members), c.retried)
 	return nil
-}
-
-// rateOne generates one body, counts the probe's decisions and returns the
-// body's text up to the stop.
-func rateOne(sess *engine.Session, tok *tokenizer.Tokenizer, sampler *engine.Sampler, p *probe.Probe, prompt []int32, maxTokens int, c *rateCounts) (string, error) {
-	pred, err := sess.Prefill(prompt) // reuses the cached common prefix
-	if err != nil {
-		return "", err
-	}
-	c.functions++
-	var out []byte
-	for n := 0; n < maxTokens; n++ {
-		id := sampler.Sample(pred.Logits)
-		if tok.EOG(id) {
-			break
-		}
-		c.generated++
-		if probe.Skip(n, tok.Piece(id), false) == "" {
-			c.judged++
-			if p.Critical(pred.Hidden) {
-				c.flagged++
-			}
-		}
-		from := max(0, len(out)-1)
-		out = append(out, tok.Piece(id)...)
-		if i := stopAt(out[from:]); i >= 0 {
-			return string(out[:from+i]), nil
-		}
-		if pred, err = sess.Step(id); err != nil {
-			if errors.Is(err, engine.ErrContextFull) {
-				break
-			}
-			return "", err
-		}
-	}
-	return string(out), nil
-}
-
-// stopAt returns the index just after the first newline of b that is
-// followed by a non-whitespace byte (REFERENCE.md §4's stop rule \n[^\s]:
-// the text is cut there), or −1.
-func stopAt(b []byte) int {
-	for i := 0; i+1 < len(b); i++ {
-		if b[i] == '\n' {
-			switch b[i+1] {
-			case ' ', '\t', '\n', '\r', '\f', '\v':
-			default:
-				return i + 1
-			}
-		}
-	}
-	return -1
 }
 
 // withoutLabelled drops the functions a labels directory already holds
@@ -210,7 +185,8 @@ func init() {
 	f.Uint64Var(&rf.seed, "seed", 1, "sampling seed")
 	f.IntVar(&rf.threads, "threads", 0, "CPU threads for ggml (0: number of CPUs, at most 8)")
 	f.IntVar(&rf.ctx, "ctx", 0, "context length (0: the engine's default)")
-	f.BoolVar(&rf.bos, "bos", false, "encode the prompt with the model's BOS token")
+	f.BoolVar(&rf.bos, "bos", false, "ignored: the prompt is encoded as generation encodes it")
+	_ = f.MarkDeprecated("bos", "the prompt is encoded as generation encodes it (the model's own BOS setting)")
 	f.IntVar(&rf.retries, "retries", 5, "generate an empty or 'pass' body again up to this many times")
 	probeCmd.AddCommand(probeRateCmd)
 }

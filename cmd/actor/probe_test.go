@@ -299,11 +299,3 @@ func mustLoad(t *testing.T, path string) *probe.Probe {
 	}
 	return p
 }
-
-func TestStopAt(t *testing.T) {
-	for s, want := range map[string]int{"    x = 1\n    y": -1, "    return x\n\n": -1, "x\ndef g": 2, "a\n\tb\n#": 5, "": -1} {
-		if got := stopAt([]byte(s)); got != want {
-			t.Errorf("%q: %v, want %v", s, got, want)
-		}
-	}
-}

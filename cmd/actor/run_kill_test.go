@@ -3,14 +3,17 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"actor/bench/predictions"
+	"actor/probe/labels"
 )
 
 // TestRunResumeAfterSIGKILL kills `actor run` with SIGKILL while it
@@ -30,29 +33,8 @@ func TestRunResumeAfterSIGKILL(t *testing.T) {
 		t.Fatal(e)
 	}
 
-	enc, _ := json.Marshal(args(killed))
-	child := exec.Command(os.Args[0], "-test.run=^TestActorProcess$")
-	child.Env = append(os.Environ(), "ACTOR_TEST_ARGS="+string(enc))
-	var stderr bytes.Buffer
-	child.Stderr = &stderr
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
 	file := filepath.Join(killed, "predictions.jsonl")
-	deadline := time.Now().Add(2 * time.Minute)
-	for countLines(file) < 2 {
-		if time.Now().After(deadline) {
-			child.Process.Kill()
-			t.Fatalf("nothing generated in time: %s", stderr.String())
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	if err := child.Wait(); err == nil {
-		t.Fatal("the child was not killed")
-	}
+	killActor(t, file, 2, args(killed)...)
 	got := countLines(file)
 	if got >= 2*n {
 		t.Fatalf("the run finished (%d predictions) before it was killed", got)
@@ -89,4 +71,97 @@ func TestRunResumeAfterSIGKILL(t *testing.T) {
 func countLines(path string) int {
 	b, _ := os.ReadFile(path)
 	return bytes.Count(b, []byte("\n"))
+}
+
+// killActor runs actor with args in a child process and kills it with
+// SIGKILL as soon as file has at least lines lines.
+func killActor(t *testing.T, file string, lines int, args ...string) {
+	t.Helper()
+	enc, _ := json.Marshal(args)
+	child := exec.Command(os.Args[0], "-test.run=^TestActorProcess$")
+	child.Env = append(os.Environ(), "ACTOR_TEST_ARGS="+string(enc))
+	var stderr bytes.Buffer
+	child.Stderr = &stderr
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for countLines(file) < lines {
+		if time.Now().After(deadline) {
+			child.Process.Kill()
+			t.Fatalf("nothing written in time: %s", stderr.String())
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if err := child.Wait(); err == nil {
+		t.Fatal("the child was not killed")
+	}
+}
+
+// TestProbeLabelResumeAfterSIGKILL kills `actor probe label` with SIGKILL
+// once a few functions are stored, tears the last line of every file as a
+// kill in the middle of a write does, and runs the same command again: the
+// functions stored before the kill stay as they were, none is labelled
+// twice, and the finished directory is byte for byte an uninterrupted
+// run's.
+func TestProbeLabelResumeAfterSIGKILL(t *testing.T) {
+	const n = 120
+	data, repos := tinyFunctions(t, n)
+	args := func(out string) []string {
+		return []string{"probe", "label", "--model", tinyModel, "--data", data, "--out", out, "--threads", "1",
+			"--repos", repos, "--encoder", "none", "--budget", "120", "--max-blocks", "2"}
+	}
+	whole, killed := filepath.Join(t.TempDir(), "whole"), filepath.Join(t.TempDir(), "killed")
+	if _, e, c := runActor(t, args(whole)...); c != 0 {
+		t.Fatal(e)
+	}
+	samples := filepath.Join(killed, labels.SamplesFile)
+	killActor(t, samples, 3, args(killed)...)
+	done := countLines(samples)
+	if done >= n {
+		t.Fatalf("labelling finished (%d functions) before it was killed", done)
+	}
+	t.Logf("killed after %d of %d functions", done, n)
+	before := map[string][]byte{}
+	for _, name := range []string{labels.SamplesFile, labels.TokensFile, labels.HiddenFile} {
+		path := filepath.Join(killed, name)
+		before[name], _ = os.ReadFile(path)
+		fh, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		fh.WriteString(`{"id": "toy/`)
+		fh.Close()
+	}
+
+	_, e, c := runActor(t, args(killed)...)
+	if c != 0 || !strings.Contains(e, "cutting the incomplete tail") ||
+		!strings.Contains(e, fmt.Sprintf("labelled %d functions", n-done)) || !strings.Contains(e, fmt.Sprintf("%d done before", done)) {
+		t.Fatalf("resume after %d functions: code %d\n%s", done, c, e)
+	}
+	for _, name := range []string{labels.HeaderFile, labels.SamplesFile, labels.TokensFile, labels.HiddenFile} {
+		got, _ := os.ReadFile(filepath.Join(killed, name))
+		want, _ := os.ReadFile(filepath.Join(whole, name))
+		if b, ok := before[name]; ok && (len(b) == 0 || !bytes.HasPrefix(got, b)) {
+			t.Errorf("%s: what was stored before the kill changed", name)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s differs from an uninterrupted run's (%d bytes, %d in one go)", name, len(got), len(want))
+		}
+	}
+	set, err := labels.Open(killed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer set.Close()
+	seen := map[string]bool{}
+	for _, s := range set.Samples {
+		if seen[s.ID] {
+			t.Errorf("%s labelled twice", s.ID)
+		}
+		seen[s.ID] = true
+	}
+	if len(seen) != n {
+		t.Errorf("%d functions labelled, want %d", len(seen), n)
+	}
 }

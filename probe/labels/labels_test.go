@@ -1,6 +1,7 @@
 package labels
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -296,4 +297,22 @@ func FuzzOpen(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A creation killed while writing the header leaves the empty data files
+// and a torn header beside labels.json, never in it: the next run creates
+// the directory afresh and labels as an uninterrupted run does.
+func TestCreationKilledInTheHeader(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "killed")
+	os.MkdirAll(dir, 0o755)
+	for name, content := range map[string]string{HiddenFile: "", TokensFile: "", SamplesFile: "", HeaderFile + ".tmp": `{"format": "actor-la`} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeSamples(t, dir, 0, 2)
+	check(t, dir, 2, func(m string) { t.Errorf("unexpected warning %s", m) })
+	if _, err := os.Stat(filepath.Join(dir, HeaderFile+".tmp")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the torn header is still there: %v", err)
+	}
 }

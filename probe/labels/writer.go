@@ -66,7 +66,13 @@ func (w *Writer) create() error {
 		return fmt.Errorf("labels %s: %w", w.dir, err)
 	}
 	// The header goes last: its presence means the directory is complete.
-	if err := os.WriteFile(filepath.Join(w.dir, HeaderFile), append(hb, '\n'), 0o644); err != nil {
+	// It is written aside and renamed into place, so that a kill during
+	// the write leaves no torn header (which would block every resume).
+	tmp := filepath.Join(w.dir, HeaderFile+".tmp")
+	if err := os.WriteFile(tmp, append(hb, '\n'), 0o644); err != nil {
+		return fmt.Errorf("labels %s: %w", w.dir, err)
+	}
+	if err := os.Rename(tmp, filepath.Join(w.dir, HeaderFile)); err != nil {
 		return fmt.Errorf("labels %s: %w", w.dir, err)
 	}
 	return w.openFiles()
