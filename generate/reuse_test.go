@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"actor/engine"
 	"actor/index"
 	"actor/retrieve"
 )
@@ -35,6 +36,35 @@ type wordCounter struct{}
 
 func (wordCounter) CountTokens(s string) (int, error) { return len(s) / 4, nil }
 
+// reuseGen is the tokens generated after the first prompt of the reuse tests.
+var reuseGen = []int32{40, 41, 42}
+
+// decodeThenChange prefills the prompt of blocks a, b, c, steps reuseGen,
+// then prefills (placing blocks) the prompt of d, a, b followed by
+// reuseGen: a new best block, so the ranked layout moves a and b. It
+// returns the first prompt's tokens and spans, the new sequence, its
+// spans, the prediction after it and the tokens that prefill evaluated.
+func decodeThenChange(t *testing.T, d *Decoder) (ids []int32, spans []tokenSpan, seq []int32, spans2 []tokenSpan, pred engine.Prediction, evaluated int) {
+	t.Helper()
+	ids, spans = d.encode(reusePrompt(t, "a", "b", "c"), false)
+	if _, err := d.prefill(ids, spans, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range reuseGen {
+		if _, err := d.step(g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids2, spans2 := d.encode(reusePrompt(t, "d", "a", "b"), false)
+	seq = append(slices.Clone(ids2), reuseGen...)
+	w0 := d.stats.Evaluated
+	pred, err := d.prefill(seq, spans2, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids, spans, seq, spans2, pred, d.stats.Evaluated - w0
+}
+
 // After a context change with block KV reuse, the blocks the first prompt
 // showed are placed from the store (harvested from its cache), a new block
 // is computed alone, and only it, the target's prompt and the generated
@@ -46,8 +76,8 @@ func TestBlockReuseAfterContextChange(t *testing.T) {
 	d.Blocks = NewBlockStore(0)
 	defer d.Blocks.Close()
 
+	ids, spans, seq, spans2, moved, evaluated := decodeThenChange(t, d)
 	first := reusePrompt(t, "a", "b", "c")
-	ids, spans := d.encode(first, false)
 	if len(spans) != 3 || spans[0].start != 0 || spans[2].end >= len(ids) {
 		t.Fatalf("spans %v of %d tokens, want 3 blocks before the target", spans, len(ids))
 	}
@@ -57,29 +87,12 @@ func TestBlockReuseAfterContextChange(t *testing.T) {
 			t.Errorf("span %d holds other tokens than its text %q", i, text)
 		}
 	}
-	if _, err := d.prefill(ids, spans, false); err != nil {
-		t.Fatal(err)
-	}
-	gen := []int32{40, 41, 42}
-	for _, g := range gen {
-		if _, err := d.step(g); err != nil {
-			t.Fatal(err)
-		}
-	}
-
-	next := reusePrompt(t, "d", "a", "b") // a new best block: ranked layout moves a and b
-	ids2, spans2 := d.encode(next, false)
-	seq := append(slices.Clone(ids2), gen...)
-	w0 := d.stats.Evaluated
-	moved, err := d.prefill(seq, spans2, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	gen := reuseGen
 	dTokens := spans2[0].end - spans2[0].start
 	ab := spans2[2].end - spans2[0].end
-	target := len(ids2) - spans2[2].end
+	target := len(seq) - len(gen) - spans2[2].end
 	st := d.Blocks.Stats()
-	if got, want := d.stats.Evaluated-w0, dTokens+target+len(gen); got != want {
+	if got, want := evaluated, dTokens+target+len(gen); got != want {
 		t.Errorf("the prompt after the change evaluated %d tokens, want %d (d alone %d + target %d + generated %d)",
 			got, want, dTokens, target, len(gen))
 	}
@@ -172,26 +185,10 @@ func TestTailReuseComputesOnlyTheLastToken(t *testing.T) {
 	d := newDecoder(t, m, tok)
 	d.Blocks, d.ReuseTail = NewBlockStore(0), true
 	defer d.Blocks.Close()
-	ids, spans := d.encode(reusePrompt(t, "a", "b", "c"), false)
-	if _, err := d.prefill(ids, spans, false); err != nil {
-		t.Fatal(err)
-	}
-	gen := []int32{40, 41, 42}
-	for _, g := range gen {
-		if _, err := d.step(g); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ids2, spans2 := d.encode(reusePrompt(t, "d", "a", "b"), false)
-	seq := append(slices.Clone(ids2), gen...)
-	w0 := d.stats.Evaluated
-	got, err := d.prefill(seq, spans2, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, seq, spans2, got, evaluated := decodeThenChange(t, d)
 	dTokens := spans2[0].end - spans2[0].start
 	tail := len(seq) - 1 - spans2[2].end
-	if n := d.stats.Evaluated - w0; n != dTokens+1 {
+	if n := evaluated; n != dTokens+1 {
 		t.Errorf("evaluated %d tokens after the change, want %d (d alone) + 1", n, dTokens)
 	}
 	if st := d.Blocks.Stats(); st.Tail != tail || d.placedTokens != spans2[2].end-spans2[0].end+tail {
