@@ -2,6 +2,8 @@ package pysrc
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -192,5 +194,30 @@ func TestDocstring(t *testing.T) {
 		if fn.Prompt != wantPrompt {
 			t.Errorf("%s: prompt %q, want %q", c.body, fn.Prompt, wantPrompt)
 		}
+	}
+}
+
+// A module is its .py file, else its package's __init__.py.
+func TestModuleFile(t *testing.T) {
+	root := t.TempDir()
+	for _, f := range []string{"pkg/mod.py", "pkg/sub/__init__.py", "pkg/both.py", "pkg/both/__init__.py"} {
+		p := filepath.Join(root, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for module, want := range map[string]string{"pkg.mod": "pkg/mod.py", "pkg.sub": "pkg/sub/__init__.py", "pkg.both": "pkg/both.py"} {
+		if got, err := ModuleFile(root, module); err != nil || got != want {
+			t.Errorf("ModuleFile(%q) = %q, %v; want %q", module, got, err, want)
+		}
+	}
+	if _, err := ModuleFile(root, "pkg.none"); err == nil || !strings.Contains(err.Error(), "pkg/none.py, pkg/none/__init__.py") {
+		t.Errorf("missing module: %v", err)
+	}
+	if _, err := ModuleFile(root, ""); err == nil {
+		t.Error("empty module name accepted")
 	}
 }

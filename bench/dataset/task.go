@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"actor/bench/candidate"
+	"actor/pysrc"
 )
 
 // Benchmark names accepted by Load.
@@ -111,16 +112,11 @@ func (t *Task) Locate(repos string) (root string, err error) {
 		return "", err
 	}
 	if t.File == "" {
-		base := filepath.Join(strings.Split(t.Module, ".")...)
-		for _, f := range []string{base + ".py", filepath.Join(base, "__init__.py")} {
-			if _, err := os.Stat(filepath.Join(root, f)); err == nil {
-				t.File = filepath.ToSlash(f)
-				break
-			}
+		f, err := pysrc.ModuleFile(root, t.Module)
+		if err != nil {
+			return "", fmt.Errorf("task %s: %w", t.ID, err)
 		}
-		if t.File == "" {
-			return "", fmt.Errorf("task %s: module %s not found in %s", t.ID, t.Module, root)
-		}
+		t.File = f
 	}
 	src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(t.File)))
 	if err != nil {

@@ -6,12 +6,9 @@ package task
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -221,18 +218,11 @@ func targetFile(repo string, t Task) (string, error) {
 	if t.Module == "" {
 		return "", fmt.Errorf("task %s names neither a file nor a module", t.ID)
 	}
-	base := strings.ReplaceAll(t.Module, ".", "/")
-	tried := []string{base + ".py", base + "/__init__.py"}
-	for _, rel := range tried {
-		_, err := os.Stat(filepath.Join(repo, filepath.FromSlash(rel)))
-		if err == nil {
-			return rel, nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return "", err
-		}
+	rel, err := pysrc.ModuleFile(repo, t.Module)
+	if err != nil {
+		return "", fmt.Errorf("task %s: %w", t.ID, err)
 	}
-	return "", fmt.Errorf("task %s: module %s not found in %s (looked for %s)", t.ID, t.Module, repo, strings.Join(tried, ", "))
+	return rel, nil
 }
 
 // pick chooses the task's function among the file's functions: by line when
