@@ -9,7 +9,6 @@ import (
 	"actor/index"
 	"actor/internal/testsupport"
 	"actor/retrieve"
-	"actor/tokenizer"
 )
 
 // sameSamples fails unless batched and sequential samples agree token for
@@ -123,15 +122,7 @@ func TestGenerateSamplesSequential(t *testing.T) {
 
 // Lanes whose context fills stop as sequential samples do.
 func TestGenerateSamplesContextFull(t *testing.T) {
-	m, err := engine.Load(tinyModel, engine.Options{Threads: 1, F32Cache: true, ContextLength: 48})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	tok, err := tokenizer.FromGGUF(m.GGUF())
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, tok := loadModel(t, tinyModel, engine.Options{Threads: 1, F32Cache: true, ContextLength: 48})
 	cfg := tinyConfig()
 	cfg.Temperature, cfg.Seed, cfg.Retries, cfg.MaxNewTokens = 1, 3, 0, 40
 	// A 31-token prompt: every sample fills the 48 positions.
@@ -156,15 +147,7 @@ func TestGenerateSamplesContextFull(t *testing.T) {
 // at the paper's temperature).
 func TestGenerateSamplesSmolLM2(t *testing.T) {
 	path := testsupport.Model(t, "smollm2-135m")
-	m, err := engine.Load(path, engine.Options{Threads: 2, ContextLength: 256})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	tok, err := tokenizer.FromGGUF(m.GGUF())
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, tok := loadModel(t, path, engine.Options{Threads: 2, ContextLength: 256})
 	cfg := DefaultConfig
 	cfg.MaxNewTokens, cfg.Seed = 16, 11
 	tg := retrieve.Target{ID: "t", Path: "util.py", Prompt: "def mean(values):\n    \"\"\"Return the arithmetic mean of values.\"\"\"\n"}

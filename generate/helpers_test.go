@@ -22,7 +22,14 @@ var tinyModel = testsupport.Path(testsupport.TinyModels + "/llama_theta1e6.gguf"
 // loadTiny loads the tiny model with a float32 KV cache (exact reuse).
 func loadTiny(t *testing.T) (*engine.Model, *tokenizer.Tokenizer) {
 	t.Helper()
-	m, err := engine.Load(tinyModel, engine.Options{Threads: 1, F32Cache: true})
+	return loadModel(t, tinyModel, engine.Options{Threads: 1, F32Cache: true})
+}
+
+// loadModel loads a GGUF model with its own tokenizer, closed when the
+// test ends.
+func loadModel(t *testing.T, path string, o engine.Options) (*engine.Model, *tokenizer.Tokenizer) {
+	t.Helper()
+	m, err := engine.Load(path, o)
 	if err != nil {
 		t.Fatal(err)
 	}
