@@ -1,12 +1,10 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strconv"
 
 	"actor/encoder"
-	"actor/models"
+	"actor/pipeline"
 	"actor/retrieve"
 
 	"github.com/spf13/cobra"
@@ -38,28 +36,14 @@ func threads() int {
 	return 0
 }
 
-// openEncoderByName resolves an --encoder argument (a known model name such
-// as all-minilm-l6-v2, a GGUF file, or a Hugging Face checkpoint folder) and
-// loads it. A folder is converted to GGUF once, into $ACTOR_HOME/encoders,
-// and the conversion is reused while the folder is unchanged.
+// openEncoderByName opens an --encoder argument with the CLI's
+// --encoder-layout and thread count (see pipeline.OpenEncoder).
 func openEncoderByName(name string) (retrieve.Encoder, error) {
 	layout, err := encoder.ParseLayout(encoderLayout)
 	if err != nil {
 		return nil, err
 	}
-	path, err := models.Resolve(name)
-	if err != nil {
-		return nil, err
-	}
-	home, err := models.Home()
-	if err != nil {
-		return nil, err
-	}
-	file, err := encoder.Prepare(path, filepath.Join(home, "encoders"), os.Stderr)
-	if err != nil {
-		return nil, err
-	}
-	return encoder.Open(file, encoder.Options{Layout: layout, Threads: threads()})
+	return pipeline.OpenEncoder(name, encoder.Options{Layout: layout, Threads: threads()})
 }
 
 func init() {

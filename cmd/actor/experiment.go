@@ -17,6 +17,7 @@ import (
 	"actor/bench/dataset"
 	"actor/bench/experiment"
 	"actor/models"
+	"actor/pipeline"
 
 	"github.com/spf13/cobra"
 )
@@ -91,7 +92,7 @@ func runExperiment(cmd *cobra.Command, name string, stdout, stderr io.Writer) er
 		return err
 	}
 	if s.Probe == "" && name != "sensitivity" {
-		if s.Probe, err = shippedProbe(s.Model); err != nil {
+		if s.Probe, err = pipeline.ShippedProbe(s.Model); err != nil {
 			return err
 		}
 	}

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -18,261 +15,47 @@ import (
 
 	"actor/engine"
 	"actor/generate"
-	"actor/index"
-	"actor/models"
-	"actor/probe"
+	"actor/pipeline"
 	"actor/retrieve"
 	"actor/retrieve/task"
-	"actor/tokenizer"
 )
 
 // methodFlags choose a generation method and its switches; shared by the
 // repository mode of actor generate and by actor run.
-type methodFlags struct {
-	method       string
-	probe        string
-	samples      int
-	noInference  bool
-	meanPool     bool
-	sigma        float64
-	threshold    float64
-	encoder      string
-	retries      int
-	budget       int
-	maxBlocks    int
-	name         string
-	fullProbs    bool
-	noHeal       bool
-	allowBlank   bool
-	kvCaches     int
-	layout       string
-	change       string
-	batchSamples bool
-	kvReuse      bool
-	kvReuseCheck bool
-	kvReuseTail  bool
-	entropy      float64
-}
+type methodFlags struct{ pipeline.Method }
 
 func (f *methodFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.method, "method", generate.MethodACToR, "generation method: "+strings.Join(generate.Methods, ", "))
-	fs.StringVar(&f.probe, "probe", "", "critical-token probe file for ACToR (default: the shipped probe of the model, see 'actor generate --help')")
-	fs.IntVarP(&f.samples, "samples", "n", 1, "samples per task")
-	fs.BoolVar(&f.noInference, "no-inference", false, "ACToR ablation: critical-token inference off (weighted retrieval only)")
-	fs.BoolVar(&f.meanPool, "mean-pool", false, "ACToR ablation: mean-pooled queries instead of the position-aware weights")
-	fs.Float64Var(&f.sigma, "sigma", retrieve.DefaultSigma, "σ of ACToR's position-aware query pooling")
-	fs.Float64Var(&f.threshold, "threshold", 0, "unanimity threshold on p(critical) (0: the probe's own, calibrated when it was trained; the paper: 0.7)")
-	fs.StringVar(&f.encoder, "encoder", "", "dense encoder model (default: "+defaultEncoder+" when this build can run encoders; otherwise, or with \"none\", BM25 with a warning)")
-	fs.IntVar(&f.retries, "retries", generate.DefaultConfig.Retries, "regenerations of an empty or bare-pass result")
-	fs.IntVar(&f.budget, "budget", retrieve.DefaultBudget.MaxTokens, "generator tokens for retrieved blocks")
-	fs.IntVar(&f.maxBlocks, "max-blocks", retrieve.DefaultBudget.MaxBlocks, "most retrieved blocks in a prompt")
-	fs.StringVar(&f.name, "name", "", "method name in predictions and traces (ablations with another probe file)")
-	fs.BoolVar(&f.noHeal, "no-heal", false, "give the model the prompt's final newline instead of leaving it for the model to write (see generate.Config.HealNewline)")
-	fs.BoolVar(&f.allowBlank, "allow-blank", false, "let an attempt end before its body has anything but white space (the authors only regenerate such bodies; see generate.Config.BlankGuard)")
-	fs.IntVar(&f.kvCaches, "kv-caches", generate.DefaultSessions, "KV caches kept for returns to earlier prompts (each holds the model's context)")
-	fs.StringVar(&f.layout, "layout", string(generate.LayoutRanked), "ACToR's prompt layout: ranked (the paper's, best block first) or stable (blocks that stay keep their place, new ones nearest the target)")
-	fs.StringVar(&f.change, "context-change", string(generate.ChangeOrder), "when ACToR's retrieval changes the context: order (the authors': any block or its place differs) or set (only a different set of blocks)")
-	fs.BoolVar(&f.batchSamples, "batch-samples", false, "decode a task's -n samples together as one batch (the prompt prefilled once; the same samples, per-sample timings overlap)")
-	fs.BoolVar(&f.kvReuse, "kv-reuse", false, "ACToR: after a context change place the blocks' keys and values from their first computation (re-rotated) instead of recomputing them; an approximation (blocks no longer attend to the blocks now before them)")
-	fs.BoolVar(&f.kvReuseTail, "kv-reuse-tail", false, "with --kv-reuse, also move the target's prompt and the generated tokens after a context change; only the last token is recomputed (a further approximation)")
-	fs.BoolVar(&f.kvReuseCheck, "kv-reuse-check", false, "with --kv-reuse, also prefill every prompt after a context change exactly and trace the KL divergence of the two predictions (measurement only: costs exact ACToR's re-prefills)")
-	fs.Float64Var(&f.entropy, "entropy-trigger", 0, "ACToR: retrieve again at judged tokens whose next-token entropy is ≥ this many nats instead of at the probe's critical tokens (FLARE/DRAGIN-style; no probe; method actor-entropy)")
-	fs.BoolVar(&f.fullProbs, "full-probs", false, "evaluate every probe member for the trace (slower; the decision is the same)")
+	d := pipeline.DefaultMethod()
+	fs.StringVar(&f.Method.Method, "method", d.Method, "generation method: "+strings.Join(generate.Methods, ", "))
+	fs.StringVar(&f.Probe, "probe", "", "critical-token probe file for ACToR (default: the shipped probe of the model, see 'actor generate --help')")
+	fs.IntVarP(&f.Samples, "samples", "n", d.Samples, "samples per task")
+	fs.BoolVar(&f.NoInference, "no-inference", false, "ACToR ablation: critical-token inference off (weighted retrieval only)")
+	fs.BoolVar(&f.MeanPool, "mean-pool", false, "ACToR ablation: mean-pooled queries instead of the position-aware weights")
+	fs.Float64Var(&f.Sigma, "sigma", d.Sigma, "σ of ACToR's position-aware query pooling")
+	fs.Float64Var(&f.Threshold, "threshold", 0, "unanimity threshold on p(critical) (0: the probe's own, calibrated when it was trained; the paper: 0.7)")
+	fs.StringVar(&f.Encoder, "encoder", "", "dense encoder model (default: "+pipeline.DefaultEncoder+"; with \"none\", BM25 with a warning)")
+	fs.IntVar(&f.Retries, "retries", d.Retries, "regenerations of an empty or bare-pass result")
+	fs.IntVar(&f.Budget, "budget", d.Budget, "generator tokens for retrieved blocks")
+	fs.IntVar(&f.MaxBlocks, "max-blocks", d.MaxBlocks, "most retrieved blocks in a prompt")
+	fs.StringVar(&f.Name, "name", "", "method name in predictions and traces (ablations with another probe file)")
+	fs.BoolVar(&f.NoHeal, "no-heal", false, "give the model the prompt's final newline instead of leaving it for the model to write (see generate.Config.HealNewline)")
+	fs.BoolVar(&f.AllowBlank, "allow-blank", false, "let an attempt end before its body has anything but white space (the authors only regenerate such bodies; see generate.Config.BlankGuard)")
+	fs.IntVar(&f.KVCaches, "kv-caches", d.KVCaches, "KV caches kept for returns to earlier prompts (each holds the model's context)")
+	fs.StringVar(&f.Layout, "layout", d.Layout, "ACToR's prompt layout: ranked (the paper's, best block first) or stable (blocks that stay keep their place, new ones nearest the target)")
+	fs.StringVar(&f.Change, "context-change", d.Change, "when ACToR's retrieval changes the context: order (the authors': any block or its place differs) or set (only a different set of blocks)")
+	fs.BoolVar(&f.BatchSamples, "batch-samples", false, "decode a task's -n samples together as one batch (the prompt prefilled once; the same samples, per-sample timings overlap)")
+	fs.BoolVar(&f.KVReuse, "kv-reuse", false, "ACToR: after a context change place the blocks' keys and values from their first computation (re-rotated) instead of recomputing them; an approximation (blocks no longer attend to the blocks now before them)")
+	fs.BoolVar(&f.KVReuseTail, "kv-reuse-tail", false, "with --kv-reuse, also move the target's prompt and the generated tokens after a context change; only the last token is recomputed (a further approximation)")
+	fs.BoolVar(&f.KVReuseCheck, "kv-reuse-check", false, "with --kv-reuse, also prefill every prompt after a context change exactly and trace the KL divergence of the two predictions (measurement only: costs exact ACToR's re-prefills)")
+	fs.Float64Var(&f.Entropy, "entropy-trigger", 0, "ACToR: retrieve again at judged tokens whose next-token entropy is ≥ this many nats instead of at the probe's critical tokens (FLARE/DRAGIN-style; no probe; method actor-entropy)")
+	fs.BoolVar(&f.FullProbs, "full-probs", false, "evaluate every probe member for the trace (slower; the decision is the same)")
 }
 
-// defaultEncoder is the dense encoder obtainable here (REFERENCE.md §2).
-const defaultEncoder = "all-minilm-l6-v2"
-
-// genSetup is a loaded model with what the methods need around it.
-type genSetup struct {
-	modelName string
-	model     *engine.Model
-	tok       *tokenizer.Tokenizer
-	dec       *generate.Decoder
-	probe     *probe.Probe
-	enc       retrieve.Encoder // nil: the dense methods fall back to BM25
-	flags     *methodFlags
-	cfg       generate.Config
-	stderr    io.Writer
-}
-
-// openGenSetup loads the model, the probe (ACToR) and the encoder.
-func openGenSetup(modelName string, opts engine.Options, f *methodFlags, cfg generate.Config, stderr io.Writer) (*genSetup, error) {
-	if !slices.Contains(generate.Methods, f.method) {
-		return nil, fmt.Errorf("--method %q: want one of %s", f.method, strings.Join(generate.Methods, ", "))
-	}
-	if f.samples < 1 {
-		return nil, fmt.Errorf("-n %d: want at least one sample", f.samples)
-	}
-	if !slices.Contains(generate.Layouts, generate.Layout(f.layout)) {
-		return nil, fmt.Errorf("--layout %q: want ranked or stable", f.layout)
-	}
-	if !slices.Contains(generate.ChangeRules, generate.ChangeRule(f.change)) {
-		return nil, fmt.Errorf("--context-change %q: want order or set", f.change)
-	}
-	if f.kvReuse && f.method != generate.MethodACToR {
-		return nil, fmt.Errorf("--kv-reuse is ACToR's (--method actor), not %s's", f.method)
-	}
-	if (f.kvReuseCheck || f.kvReuseTail) && !f.kvReuse {
-		return nil, errors.New("--kv-reuse-check and --kv-reuse-tail go with --kv-reuse: give it too")
-	}
-	if f.entropy < 0 || (f.entropy > 0 && (f.method != generate.MethodACToR || f.noInference)) {
-		return nil, errors.New("--entropy-trigger is a threshold ≥ 0 nats for ACToR with critical-token inference on (--method actor, no --no-inference)")
-	}
-	if f.kvCaches < 1 {
-		return nil, fmt.Errorf("--kv-caches %d: want at least one", f.kvCaches)
-	}
-	cfg.Retries, cfg.Budget = f.retries, retrieve.Budget{MaxTokens: f.budget, MaxBlocks: f.maxBlocks}
-	cfg.HealNewline, cfg.BlankGuard = !f.noHeal, !f.allowBlank
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	m, tok, err := openModel(modelName, opts)
-	if err != nil {
-		return nil, err
-	}
-	s := &genSetup{modelName: modelName, model: m, tok: tok, flags: f, cfg: cfg, stderr: stderr}
-	if err := s.open(); err != nil {
-		s.close()
-		return nil, err
-	}
-	return s, nil
-}
-
-func (s *genSetup) open() error {
-	var err error
-	if s.dec, err = generate.NewDecoder(s.model, s.tok); err != nil {
-		return err
-	}
-	s.dec.Sessions = s.flags.kvCaches
-	f := s.flags
-	if f.kvReuse && f.method == generate.MethodACToR {
-		s.dec.Blocks, s.dec.ReuseTail, s.dec.CheckReuse = generate.NewBlockStore(0), f.kvReuseTail, f.kvReuseCheck
-	}
-	if f.method == generate.MethodACToR && !f.noInference && f.entropy == 0 {
-		file := f.probe
-		if file == "" {
-			if file, err = shippedProbe(s.modelName); err != nil {
-				return err
-			}
-		}
-		info := probeModelInfo(s.model, s.tok)
-		if s.probe, err = probe.LoadFor(file, info); err != nil {
-			return err
-		}
-	}
-	if f.method == generate.MethodRawRAG || f.method == generate.MethodRLCoder || f.method == generate.MethodACToR {
-		s.enc = s.openEncoder()
-	}
-	return nil
-}
-
-func (s *genSetup) close() {
-	if s.dec != nil {
-		s.dec.Close()
-		if s.dec.Blocks != nil {
-			s.dec.Blocks.Close()
-		}
-	}
-	s.model.Close()
-}
-
-// openEncoder opens the dense encoder, or warns loudly and returns nil
-// (the dense methods then use BM25 and are named "+bm25").
-func (s *genSetup) openEncoder() retrieve.Encoder {
-	name := s.flags.encoder
-	if name == "" {
-		name = defaultEncoder
-	}
-	warn := func(why string) {
-		fmt.Fprintf(s.stderr, "actor: WARNING: %s; %s falls back to BM25 retrieval (recorded as method %q in predictions and traces)\n",
-			why, s.flags.method, s.flags.method+"+bm25")
-	}
-	switch {
-	case name == "none":
-		warn("--encoder none")
-		return nil
-	case openEncoder == nil:
-		warn("this build has no dense encoder yet")
-		return nil
-	}
-	enc, err := openEncoder(name)
-	if err != nil {
-		warn(fmt.Sprintf("dense encoder %s: %v", name, err))
-		return nil
-	}
-	return enc
-}
-
-// shippedProbeDirs are where a model's shipped probe is looked for, in
-// order: $ACTOR_HOME/probes, then probes/ under the working folder (the
-// repository's committed probes when run from its root).
-func shippedProbeDirs() []string {
-	var dirs []string
-	if home, err := models.Home(); err == nil {
-		dirs = append(dirs, filepath.Join(home, "probes"))
-	}
-	return append(dirs, "probes")
-}
-
-// shippedProbe returns the probe file named after the model
-// (<model>.probe) in shippedProbeDirs.
-func shippedProbe(model string) (string, error) {
-	name := strings.TrimSuffix(filepath.Base(model), ".gguf") + ".probe"
-	for _, d := range shippedProbeDirs() {
-		p := filepath.Join(d, name)
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("no probe for %s: give --probe FILE (looked for %s in %s), or --no-inference", model, name, strings.Join(shippedProbeDirs(), " and "))
-}
-
-// corpus reads a repository for the method (see openCorpus).
-func (s *genSetup) corpus(ctx context.Context, repo string) (*generate.Corpus, error) {
-	return openCorpus(ctx, repo, s.enc, s.stderr)
-}
-
-// openCorpus reads a repository: its blocks and windows, and, with an
-// encoder, the blocks' embeddings from the repository's index (refreshed
-// first, as actor index does). Generation and labelling read repositories
-// through it, so both retrieve from the same blocks.
-func openCorpus(ctx context.Context, repo string, enc retrieve.Encoder, stderr io.Writer) (*generate.Corpus, error) {
-	walk := index.WalkOptions{Include: []string{"*.py"},
-		Skip: func(rel string, reason error) { fmt.Fprintf(stderr, "warning: skipped %s: %v\n", rel, reason) }}
-	c, err := generate.ReadCorpus(repo, walk)
-	if err != nil {
-		return nil, err
-	}
-	if enc == nil {
-		return c, nil
-	}
-	ix := repoIndexFlags{include: walk.Include, maxSize: index.DefaultMaxSize, unit: "sa", batch: 32}
-	emb := candidateEmbedder(enc)
-	var progress io.Writer
-	if isTerminal(os.Stderr) {
-		progress = stderr
-	}
-	st, _, err := ix.updateIndex(ctx, repo, emb, progress, stderr)
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	stored, err := st.Load(emb.ID())
-	if err != nil {
-		return nil, err
-	}
-	c.Blocks, c.Vectors, c.Encoder = stored.Candidates, stored.Vectors, enc
-	return c, nil
-}
-
-// generator builds the chosen method over a corpus.
-func (s *genSetup) generator(c *generate.Corpus) (generate.Generator, error) {
-	f := s.flags
-	return generate.New(generate.Options{Method: f.method, Decoder: s.dec, Config: s.cfg, Corpus: c,
-		Probe: s.probe, NoInference: f.noInference, MeanPooling: f.meanPool, Sigma: f.sigma,
-		Threshold: f.threshold, FullProbs: f.fullProbs, Name: f.name, EntropyTrigger: f.entropy,
-		Layout: generate.Layout(f.layout), Change: generate.ChangeRule(f.change)})
+// openPipeline loads what the chosen method needs, with the CLI's encoder
+// options, warnings on stderr and index bars on a terminal.
+func openPipeline(model string, opts engine.Options, f *methodFlags, cfg generate.Config, stderr io.Writer) (*pipeline.Pipeline, error) {
+	return pipeline.Open(pipeline.Options{Model: model, Engine: opts, Method: f.Method, Config: cfg,
+		OpenEncoder: openEncoder, Log: stderr, Progress: progressOn(stderr)})
 }
 
 // repoGenFlags are the repository-mode flags of actor generate.
@@ -314,18 +97,18 @@ func runRepoGenerate(cmd *cobra.Command, stdout, stderr io.Writer) error {
 	if fl.Changed("max-tokens") {
 		cfg.MaxNewTokens = g.maxTokens
 	}
-	setup, err := openGenSetup(g.model, engine.Options{ContextLength: g.ctx, Threads: g.threads, F32Cache: g.f32Cache}, &f.methodFlags, cfg, stderr)
+	pl, err := openPipeline(g.model, engine.Options{ContextLength: g.ctx, Threads: g.threads, F32Cache: g.f32Cache}, &f.methodFlags, cfg, stderr)
 	if err != nil {
 		return err
 	}
-	defer setup.close()
+	defer pl.Close()
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	c, err := setup.corpus(ctx, f.repo)
+	c, err := pl.Corpus(ctx, f.repo)
 	if err != nil {
 		return err
 	}
-	gen, err := setup.generator(c)
+	gen, err := pl.Generator(c)
 	if err != nil {
 		return err
 	}
@@ -337,22 +120,22 @@ func runRepoGenerate(cmd *cobra.Command, stdout, stderr io.Writer) error {
 	for _, n := range gen.Notes() {
 		fmt.Fprintf(stderr, "actor: note: %s\n", n)
 	}
-	idx := make([]int, f.samples)
+	idx := make([]int, f.Samples)
 	for i := range idx {
 		idx[i] = i
 	}
-	samples, err := generate.GenerateSamples(gen, tg, idx, f.batchSamples)
+	samples, err := generate.GenerateSamples(gen, tg, idx, f.BatchSamples)
 	if err != nil {
 		return err
 	}
 	for i, s := range samples {
-		s.Trace.Model = setup.modelName
+		s.Trace.Model = pl.ModelName
 		if trace != nil {
 			if err := trace.Write(&s.Trace); err != nil {
 				return err
 			}
 		}
-		if f.samples > 1 {
+		if f.Samples > 1 {
 			fmt.Fprintf(stdout, "# sample %d\n", i)
 		}
 		fmt.Fprintln(stdout, strings.TrimRight(tg.Prompt+s.Code, " \t\n"))

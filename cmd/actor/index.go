@@ -2,18 +2,15 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 
 	"actor/index"
-	"actor/models"
+	"actor/pipeline"
 	"actor/retrieve"
 
 	"github.com/spf13/cobra"
@@ -47,92 +44,28 @@ func (f *repoIndexFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.batch, "batch", 32, "texts per encoder call")
 }
 
-// dbPath returns the index file for the repository at repo.
-func (f *repoIndexFlags) dbPath(repo string) (string, error) {
-	if f.db != "" {
-		return f.db, nil
-	}
-	abs, err := filepath.Abs(repo)
-	if err != nil {
-		return "", err
-	}
-	home, err := models.Home()
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256([]byte(abs))
-	return filepath.Join(home, "index", filepath.Base(abs)+"-"+hex.EncodeToString(sum[:6])+".db"), nil
+// config is the index configuration the flags choose.
+func (f *repoIndexFlags) config() pipeline.IndexConfig {
+	return pipeline.IndexConfig{DB: f.db, Unit: f.unit, Batch: f.batch,
+		Walk: index.WalkOptions{Include: f.include, Exclude: f.exclude, MaxSize: f.maxSize, NoGitignore: f.noGitignore, Hidden: f.hidden}}
 }
 
-// splitter returns the chosen candidate unit.
-func (f *repoIndexFlags) splitter() (index.Splitter, error) {
-	switch f.unit {
-	case "sa":
-		return index.DefaultSplitter, nil
-	case "window":
-		return index.WindowSplitter, nil
-	}
-	return index.Splitter{}, fmt.Errorf("--unit %q: want sa or window", f.unit)
-}
-
-// openEncoder opens an encoder model for dense retrieval. The engine
-// provides it (from its own cmd file); until then it is nil and dense
-// retrieval reports errNoEncoder.
+// openEncoder opens an encoder model for dense retrieval by name: the
+// CLI's encoder (encoder.go), replaced by a toy one in tests.
 var openEncoder func(model string) (retrieve.Encoder, error)
 
-var errNoEncoder = errors.New("dense retrieval needs an encoder model (actor convert a MiniLM or UniXcoder checkpoint to GGUF, then pass --encoder); this build has no encoder yet: use --method bm25 or jaccard")
-
-// openEncoderModel opens the --encoder model, or fails with errNoEncoder.
+// openEncoderModel opens the --encoder model.
 func (f *repoIndexFlags) openEncoderModel() (retrieve.Encoder, error) {
-	if openEncoder == nil {
-		return nil, errNoEncoder
-	}
 	if f.encoder == "" {
 		return nil, errors.New("dense retrieval needs --encoder MODEL")
 	}
 	return openEncoder(f.encoder)
 }
 
-// updateIndex opens the repository's index and brings it up to date,
-// embedding candidates when emb is not nil. Progress bars go to progress
-// (nil for none); skipped files are reported on warn.
+// updateIndex opens the repository's index and brings it up to date (see
+// pipeline.UpdateIndex).
 func (f *repoIndexFlags) updateIndex(ctx context.Context, repo string, emb index.Embedder, progress, warn io.Writer) (*index.Store, index.Report, error) {
-	var rep index.Report
-	split, err := f.splitter()
-	if err != nil {
-		return nil, rep, err
-	}
-	path, err := f.dbPath(repo)
-	if err != nil {
-		return nil, rep, err
-	}
-	st, err := index.Open(path)
-	if err != nil {
-		return nil, rep, err
-	}
-	opt := index.Options{
-		Walk: index.WalkOptions{Include: f.include, Exclude: f.exclude, MaxSize: f.maxSize, NoGitignore: f.noGitignore, Hidden: f.hidden,
-			Skip: func(rel string, reason error) { fmt.Fprintf(warn, "warning: skipped %s: %v\n", rel, reason) }},
-		Splitter:   split,
-		Embedder:   emb,
-		EmbedBatch: f.batch,
-		Progress:   progress,
-	}
-	rep, err = index.Update(ctx, repo, st, opt)
-	if err != nil {
-		st.Close()
-		if ctx.Err() != nil {
-			return nil, rep, fmt.Errorf("interrupted: finished work is saved in %s; run again to continue", path)
-		}
-		return nil, rep, err
-	}
-	return st, rep, nil
-}
-
-// candidateEmbedder is the embedder of stored candidates: mean pooling, as
-// the paper keeps for candidates.
-func candidateEmbedder(enc retrieve.Encoder) retrieve.Embedder {
-	return retrieve.Embedder{Encoder: enc, Pooling: retrieve.MeanPooling}
+	return pipeline.UpdateIndex(ctx, repo, f.config(), emb, progress, warn)
 }
 
 var indexFlags repoIndexFlags
@@ -158,12 +91,9 @@ run continues where it stopped. Without --encoder only the sparse scorers
 			if err != nil {
 				return err
 			}
-			emb = candidateEmbedder(enc)
+			emb = pipeline.CandidateEmbedder(enc)
 		}
-		var progress io.Writer
-		if isTerminal(os.Stderr) {
-			progress = cmd.ErrOrStderr()
-		}
+		progress := progressOn(cmd.ErrOrStderr())
 		st, rep, err := indexFlags.updateIndex(ctx, args[0], emb, progress, cmd.ErrOrStderr())
 		if err != nil {
 			return err

@@ -116,6 +116,15 @@ var modelsListCmd = &cobra.Command{
 	},
 }
 
+// progressOn returns w when stderr is a terminal (where progress bars
+// belong), else nil.
+func progressOn(w io.Writer) io.Writer {
+	if isTerminal(os.Stderr) {
+		return w
+	}
+	return nil
+}
+
 // isTerminal reports whether f is a character device (a terminal).
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()

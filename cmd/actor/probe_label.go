@@ -16,6 +16,7 @@ import (
 
 	"actor/engine"
 	"actor/models"
+	"actor/pipeline"
 	"actor/probe/critical"
 	"actor/probe/dataset"
 	"actor/probe/labeler"
@@ -182,7 +183,7 @@ func runProbeLabel(ctx context.Context, stderr io.Writer) error {
 	if w := engine.CPUWarning(); w != "" {
 		fmt.Fprintln(stderr, w)
 	}
-	m, tok, err := openModel(f.model, engine.Options{ContextLength: f.ctx, Threads: f.threads})
+	m, tok, err := pipeline.OpenModel(f.model, engine.Options{ContextLength: f.ctx, Threads: f.threads})
 	if err != nil {
 		return err
 	}
@@ -192,7 +193,7 @@ func runProbeLabel(ctx context.Context, stderr io.Writer) error {
 		return err
 	}
 	defer sess.Close()
-	info := probeModelInfo(m, tok)
+	info := pipeline.ProbeModelInfo(m, tok)
 	prompts, mode, err := f.promptBuilder(ctx, tok, stderr)
 	if err != nil {
 		return err
@@ -258,9 +259,6 @@ func (f *labelFlags) promptBuilder(ctx context.Context, tok *tokenizer.Tokenizer
 		budget: retrieve.Budget{MaxTokens: f.budget, MaxBlocks: f.maxBlocks}, stderr: stderr}
 	retriever := "BM25"
 	if f.encoder != "none" {
-		if openEncoder == nil {
-			return nil, "", errors.New("probe label: this build has no dense encoder; give --encoder none for BM25")
-		}
 		enc, err := openEncoder(f.encoder)
 		if err != nil {
 			return nil, "", fmt.Errorf("probe label: encoder %s: %w", f.encoder, err)
@@ -312,7 +310,7 @@ func init() {
 	l.BoolVar(&lf.strict, "strict", false, "stop at the first unusable row of --data instead of skipping it")
 	l.StringVar(&lf.repos, "repos", "", "folder holding the dataset's repositories (REPOS/<repo>), to retrieve as generation does")
 	l.BoolVar(&lf.noRetrieval, "no-retrieval", false, "label with the file path, signature and docstring only")
-	l.StringVar(&lf.encoder, "encoder", defaultEncoder, `dense encoder of the retrieval ("none": BM25)`)
+	l.StringVar(&lf.encoder, "encoder", pipeline.DefaultEncoder, `dense encoder of the retrieval ("none": BM25)`)
 	l.Float64Var(&lf.sigma, "sigma", retrieve.DefaultSigma, "σ of the position-aware query pooling")
 	l.IntVar(&lf.budget, "budget", retrieve.DefaultBudget.MaxTokens, "generator tokens for retrieved blocks")
 	l.IntVar(&lf.maxBlocks, "max-blocks", retrieve.DefaultBudget.MaxBlocks, "most retrieved blocks in a prompt")

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"actor/generate"
+	"actor/pipeline"
 	"actor/probe/dataset"
 	"actor/probe/labeler"
 	"actor/retrieve"
@@ -36,7 +37,7 @@ func (p *labelPrompts) retriever(repo string) (generate.Retriever, error) {
 	if r, ok := p.retrievers[repo]; ok {
 		return r, nil
 	}
-	c, err := openCorpus(p.ctx, filepath.Join(p.root, repo), p.enc, p.stderr)
+	c, err := pipeline.OpenCorpus(p.ctx, filepath.Join(p.root, repo), p.enc, progressOn(p.stderr), p.stderr)
 	if err != nil {
 		return nil, err
 	}

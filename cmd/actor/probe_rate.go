@@ -15,6 +15,7 @@ import (
 	"actor/engine"
 	"actor/generate"
 	"actor/models"
+	"actor/pipeline"
 	"actor/probe"
 	"actor/probe/dataset"
 	"actor/retrieve"
@@ -107,12 +108,12 @@ func runProbeRate(ctx context.Context, stdout, stderr io.Writer) error {
 		samples = samples[:f.limit]
 	}
 	quietLogs(stderr)
-	m, tok, err := openModel(f.model, engine.Options{ContextLength: f.ctx, Threads: f.threads})
+	m, tok, err := pipeline.OpenModel(f.model, engine.Options{ContextLength: f.ctx, Threads: f.threads})
 	if err != nil {
 		return err
 	}
 	defer m.Close()
-	p, err := probe.LoadFor(f.probe, probeModelInfo(m, tok))
+	p, err := probe.LoadFor(f.probe, pipeline.ProbeModelInfo(m, tok))
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"actor/engine"
 	"actor/generate"
 	"actor/internal/testsupport"
+	"actor/pipeline"
 	"actor/probe"
 	"actor/probe/dataset"
 )
@@ -24,7 +25,7 @@ var rateLine = regexp.MustCompile(`^(\d+) functions, (\d+) generated tokens .*; 
 // none of the same tokens.
 func TestProbeRateRunsTheGenerator(t *testing.T) {
 	data, _ := tinyFunctions(t, 6)
-	m, tok, err := openModel(tinyModel, engine.Options{Threads: 1})
+	m, tok, err := pipeline.OpenModel(tinyModel, engine.Options{Threads: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func TestProbeRateRunsTheGenerator(t *testing.T) {
 	counts := map[float32][5]int{}
 	for _, gap := range []float32{10, -10} {
 		p := testsupport.ConstProbe(m.Config.Embed, gap)
-		p.Model = probeModelInfo(m, tok)
+		p.Model = pipeline.ProbeModelInfo(m, tok)
 		file := filepath.Join(t.TempDir(), "const.probe")
 		if err := probe.Save(file, p); err != nil {
 			t.Fatal(err)

@@ -22,7 +22,7 @@ import (
 	"actor/engine"
 	"actor/generate"
 	"actor/models"
-	"actor/retrieve"
+	"actor/pipeline"
 )
 
 // runFlags are the options of actor run.
@@ -65,12 +65,6 @@ stops after generating.`,
 	},
 }
 
-// runJob is one sample to generate.
-type runJob struct {
-	task   *dataset.Task
-	sample int
-}
-
 func runBenchmark(cmd *cobra.Command, stdout, stderr io.Writer) error {
 	f := &runFlags
 	if f.benchmark == "" || f.data == "" || f.repos == "" {
@@ -95,14 +89,14 @@ func runBenchmark(cmd *cobra.Command, stdout, stderr io.Writer) error {
 	}
 	cfg := generate.DefaultConfig
 	cfg.Temperature, cfg.TopK, cfg.TopP, cfg.Seed, cfg.MaxNewTokens = f.temperature, f.topK, f.topP, f.seed, f.maxTokens
-	setup, err := openGenSetup(f.model, engine.Options{ContextLength: f.ctx, Threads: f.threads}, &f.methodFlags, cfg, stderr)
+	pl, err := openPipeline(f.model, engine.Options{ContextLength: f.ctx, Threads: f.threads}, &f.methodFlags, cfg, stderr)
 	if err != nil {
 		return err
 	}
-	defer setup.close()
+	defer pl.Close()
 	out := f.out
 	if out == "" {
-		out = filepath.Join("runs", f.benchmark+"-"+f.method+"-"+modelLabel(f.model))
+		out = filepath.Join("runs", f.benchmark+"-"+f.Method.Method+"-"+pipeline.ModelLabel(f.model))
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
@@ -110,8 +104,7 @@ func runBenchmark(cmd *cobra.Command, stdout, stderr io.Writer) error {
 	predFile := filepath.Join(out, "predictions.jsonl")
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	r := &runner{setup: setup, repos: f.repos, stderr: stderr}
-	if err := r.generateAll(ctx, tasks, f.samples, predFile, out); err != nil {
+	if err := generateAll(ctx, pl.Runner(f.repos), tasks, predFile, out, stderr); err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted: finished samples are saved in %s; run the same command to continue", predFile)
 		}
@@ -121,7 +114,7 @@ func runBenchmark(cmd *cobra.Command, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "predictions: %s\n", predFile)
 		return nil
 	}
-	return r.evaluate(ctx, cmd, stdout, predFile, out, tasks)
+	return evaluate(ctx, stdout, stderr, predFile, out, tasks)
 }
 
 // pickTasks applies --task and --limit.
@@ -149,46 +142,26 @@ func pickTasks(set *dataset.Set, ids []string, limit int) ([]*dataset.Task, erro
 	return out, nil
 }
 
-// modelLabel names a model in predictions: its registry name, or the base
-// name of its file.
-func modelLabel(model string) string {
-	return strings.TrimSuffix(filepath.Base(model), ".gguf")
-}
-
-// runner generates a benchmark's samples, one repository corpus at a time.
-type runner struct {
-	setup  *genSetup
-	repos  string
-	stderr io.Writer
-	root   string             // the repository whose generator is loaded
-	gen    generate.Generator // one repository's corpus in memory at a time
-}
-
-func (r *runner) generateAll(ctx context.Context, tasks []*dataset.Task, n int, predFile, out string) error {
+// generateAll generates the samples of the tasks not yet in predFile,
+// appending each to it (and its trace to OUT/traces.jsonl with --trace) as
+// it is done.
+func generateAll(ctx context.Context, r *pipeline.Runner, tasks []*dataset.Task, predFile, out string, stderr io.Writer) error {
 	done, err := predictions.Done(predFile)
 	if err != nil {
 		return err
 	}
 	// The method's name (with a fallback suffix) keys the samples already
 	// done; the first task's generator says it.
-	first, err := r.generator(ctx, tasks[0])
+	method, notes, err := r.Method(ctx, tasks[0])
 	if err != nil {
-		return fmt.Errorf("task %s: %w", tasks[0].ID, err)
+		return err
 	}
-	for _, n := range first.Notes() {
-		fmt.Fprintf(r.stderr, "actor: note: %s\n", n)
+	for _, n := range notes {
+		fmt.Fprintf(stderr, "actor: note: %s\n", n)
 	}
-	model := modelLabel(r.setup.modelName)
-	var jobs []runJob
-	for _, t := range tasks {
-		for s := range n {
-			p := predictions.Prediction{TaskID: t.ID, Sample: s, Method: first.Method(), Model: model}
-			if !done[p.Key()] {
-				jobs = append(jobs, runJob{t, s})
-			}
-		}
-	}
-	fmt.Fprintf(r.stderr, "%d tasks × %d samples: %d to generate, %d already in %s\n", len(tasks), n, len(jobs), len(tasks)*n-len(jobs), predFile)
+	n := runFlags.Samples
+	jobs := r.Pending(tasks, n, method, done)
+	fmt.Fprintf(stderr, "%d tasks × %d samples: %d to generate, %d already in %s\n", len(tasks), n, len(jobs), len(tasks)*n-len(jobs), predFile)
 	if len(jobs) == 0 {
 		return nil
 	}
@@ -206,99 +179,30 @@ func (r *runner) generateAll(ctx context.Context, tasks []*dataset.Task, n int, 
 		defer tf.Close()
 		trace = generate.NewTraceWriter(tf)
 	}
-	prog := newGenProgress(r.stderr, isTerminal(os.Stderr), len(jobs))
+	prog := newGenProgress(stderr, isTerminal(os.Stderr), len(jobs))
 	defer prog.finish()
-	for len(jobs) > 0 {
-		if err := ctx.Err(); err != nil {
+	for _, group := range pipeline.Groups(jobs, runFlags.BatchSamples) {
+		res, err := r.Run(ctx, group)
+		if err != nil {
 			return err
 		}
-		// With --batch-samples a task's pending samples are generated
-		// together, otherwise one at a time (each saved when done).
-		n := 1
-		for r.setup.flags.batchSamples && n < len(jobs) && jobs[n].task == jobs[0].task {
-			n++
-		}
-		group := jobs[:n]
-		jobs = jobs[n:]
-		ss, method, err := r.samples(ctx, group)
-		if err != nil {
-			return fmt.Errorf("task %s: %w", group[0].task.ID, err)
-		}
-		for i, s := range ss {
-			j := group[i]
-			s.Trace.Model = model
-			p := predictions.Prediction{TaskID: j.task.ID, Sample: j.sample, Code: s.Code, Method: method, Model: model,
-				Tokens: s.Tokens, MsPerToken: s.MsPerToken(), Seconds: s.Elapsed.Seconds(),
-				Triggers: s.Triggers, ContextChanges: s.ContextChanges, GoldTokens: r.goldTokens(j.task)}
-			if err := w.Write(p); err != nil {
+		for _, x := range res {
+			if err := w.Write(x.Prediction); err != nil {
 				return err
 			}
 			if trace != nil {
-				if err := trace.Write(&s.Trace); err != nil {
+				if err := trace.Write(&x.Sample.Trace); err != nil {
 					return err
 				}
 			}
-			prog.done(s)
+			prog.done(x.Sample)
 		}
 	}
 	return nil
 }
 
-// generator returns the generator over the task's repository, reading
-// the repository when it differs from the previous task's.
-func (r *runner) generator(ctx context.Context, t *dataset.Task) (generate.Generator, error) {
-	root, err := t.Locate(r.repos)
-	if err != nil {
-		return nil, err
-	}
-	if root != r.root {
-		c, err := r.setup.corpus(ctx, root)
-		if err != nil {
-			return nil, err
-		}
-		if r.gen, err = r.setup.generator(c); err != nil {
-			return nil, err
-		}
-		r.root = root
-	}
-	return r.gen, nil
-}
-
-// samples generates the samples of jobs, which share one task.
-func (r *runner) samples(ctx context.Context, jobs []runJob) ([]*generate.Sample, string, error) {
-	t := jobs[0].task
-	g, err := r.generator(ctx, t)
-	if err != nil {
-		return nil, "", err
-	}
-	tg, err := retrieve.AtLine(r.root, t.File, t.Line)
-	if err != nil {
-		return nil, "", err
-	}
-	tg.ID, tg.Prompt = t.ID, t.Prompt
-	idx := make([]int, len(jobs))
-	for i, j := range jobs {
-		idx[i] = j.sample
-	}
-	ss, err := generate.GenerateSamples(g, tg, idx, r.setup.flags.batchSamples)
-	if err != nil {
-		return nil, "", err
-	}
-	return ss, g.Method(), nil
-}
-
-// goldTokens is the gold body's length in the model's tokens: the gold
-// function without its prompt.
-func (r *runner) goldTokens(t *dataset.Task) int {
-	tok := r.setup.tok
-	if body, ok := strings.CutPrefix(t.Gold, t.Prompt); ok {
-		return len(tok.Encode(body, false))
-	}
-	return max(0, len(tok.Encode(t.Gold, false))-len(tok.Encode(t.Prompt, false)))
-}
-
 // evaluate runs the harness on the predictions.
-func (r *runner) evaluate(ctx context.Context, cmd *cobra.Command, stdout io.Writer, predFile, out string, tasks []*dataset.Task) error {
+func evaluate(ctx context.Context, stdout, stderr io.Writer, predFile, out string, tasks []*dataset.Task) error {
 	f := &runFlags
 	ids := make([]string, len(tasks))
 	for i, t := range tasks {
@@ -306,7 +210,7 @@ func (r *runner) evaluate(ctx context.Context, cmd *cobra.Command, stdout io.Wri
 	}
 	cfg := bench.Config{Benchmark: f.benchmark, Data: f.data, Repos: f.repos, Predictions: predFile,
 		Out: filepath.Join(out, "eval"), Workers: f.workers, Python: f.python, Tasks: ids,
-		Command: "actor " + strings.Join(os.Args[1:], " "), Log: r.stderr, Bar: isTerminal(os.Stderr)}
+		Command: "actor " + strings.Join(os.Args[1:], " "), Log: stderr, Bar: isTerminal(os.Stderr)}
 	res, err := bench.Run(ctx, cfg)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,37 +10,11 @@ import (
 	"actor/internal/testsupport"
 )
 
-// runFixture writes a two-task RepoExec-style benchmark: data/tasks.jsonl
-// and the project under repos/calc (the projects' folders directly, as
-// /work/data/test-apps holds them).
+// runFixture is testsupport.CalcBenchmark with its own $ACTOR_HOME.
 func runFixture(t *testing.T) (data, repos string) {
 	t.Helper()
 	t.Setenv("ACTOR_HOME", t.TempDir())
-	root := t.TempDir()
-	ops := "from ._util import double\n\n\ndef add(a, b):\n    \"\"\"Add a and b.\"\"\"\n    return a + b\n\n\n" +
-		"def twice(x):\n    \"\"\"Double x.\"\"\"\n    return double(x)\n"
-	test := "from ._util import double\nimport sys\nsys.path.insert(1, \"/input/test-apps/calc\")\n" +
-		"from calc.ops import *  # noqa: autoimport\n\ndef test_0():\n    assert %s\n"
-	rows := []map[string]any{
-		{"task_id": 1, "project": "test-apps/calc", "module": "calc.ops", "entry_point": "add",
-			"focal_function": "def add(a, b):\n    \"\"\"Add a and b.\"\"\"\n    return a + b", "code": ops,
-			"test": strings.Replace(test, "%s", "add(1, 2) == 3", 1)},
-		{"task_id": 2, "project": "test-apps/calc", "module": "calc.ops", "entry_point": "twice",
-			"focal_function": "def twice(x):\n    \"\"\"Double x.\"\"\"\n    return double(x)", "code": ops,
-			"test": strings.Replace(test, "%s", "twice(21) == 42", 1)},
-	}
-	var lines []string
-	for _, r := range rows {
-		b, _ := json.Marshal(r)
-		lines = append(lines, string(b))
-	}
-	testsupport.WriteTree(t, root, map[string]string{
-		"data/tasks.jsonl":            strings.Join(lines, "\n") + "\n",
-		"repos/calc/calc/__init__.py": "",
-		"repos/calc/calc/_util.py":    "def double(x):\n    return 2 * x\n",
-		"repos/calc/calc/ops.py":      ops,
-	})
-	return filepath.Join(root, "data"), filepath.Join(root, "repos")
+	return testsupport.CalcBenchmark(t)
 }
 
 func TestRunGeneratesResumesAndEvaluates(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"actor/index"
+	"actor/pipeline"
 	"actor/retrieve"
 
 	"github.com/spf13/cobra"
@@ -50,14 +51,11 @@ func openRetriever(ctx context.Context, repo string, ix *repoIndexFlags, rf *ret
 		if enc, err = ix.openEncoderModel(); err != nil {
 			return nil, err
 		}
-		emb = candidateEmbedder(enc)
+		emb = pipeline.CandidateEmbedder(enc)
 	} else if rf.method != "bm25" && rf.method != "jaccard" {
 		return nil, fmt.Errorf("--method %q: want bm25, jaccard or dense", rf.method)
 	}
-	var progress io.Writer
-	if isTerminal(os.Stderr) {
-		progress = stderr
-	}
+	progress := progressOn(stderr)
 	st, _, err := ix.updateIndex(ctx, repo, emb, progress, stderr)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,106 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"actor/generate"
+	"actor/retrieve"
+)
+
+// Method chooses a generation method and its switches: what the CLI's
+// method flags, a server request and a benchmark work item all say.
+type Method struct {
+	// Method is one of generate.Methods.
+	Method string
+	// Probe is ACToR's critical-token probe file ("": the model's shipped
+	// probe, see ShippedProbe).
+	Probe string
+	// Samples per task (at least one).
+	Samples int
+	// NoInference and MeanPool are ACToR's ablations: no critical-token
+	// inference, mean-pooled queries.
+	NoInference, MeanPool bool
+	// Sigma is the σ of ACToR's position-aware query pooling.
+	Sigma float64
+	// Threshold overrides the probe's unanimity threshold (0: the probe's).
+	Threshold float64
+	// Encoder names the dense encoder ("": DefaultEncoder; "none": BM25).
+	Encoder string
+	// Retries are the regenerations of an empty or bare-pass result.
+	Retries int
+	// Budget and MaxBlocks bound the retrieved blocks of a prompt.
+	Budget, MaxBlocks int
+	// Name renames the method in predictions and traces (ablations).
+	Name string
+	// FullProbs evaluates every probe member for the trace.
+	FullProbs bool
+	// NoHeal and AllowBlank switch off generate.Config.HealNewline and
+	// generate.Config.BlankGuard.
+	NoHeal, AllowBlank bool
+	// KVCaches are the KV caches kept for returns to earlier prompts.
+	KVCaches int
+	// Layout and Change are ACToR's prompt layout and context-change rule
+	// (generate.Layouts, generate.ChangeRules).
+	Layout, Change string
+	// BatchSamples decodes a task's samples together as one batch.
+	BatchSamples bool
+	// KVReuse places blocks' keys and values after a context change;
+	// KVReuseTail also moves the target and generated tokens;
+	// KVReuseCheck also prefills exactly and traces the divergence.
+	KVReuse, KVReuseTail, KVReuseCheck bool
+	// Entropy, when above 0, triggers retrieval at tokens of at least this
+	// many nats of entropy instead of at the probe's critical tokens.
+	Entropy float64
+}
+
+// DefaultMethod is ACToR as the paper runs it, one sample.
+func DefaultMethod() Method {
+	return Method{Method: generate.MethodACToR, Samples: 1, Sigma: retrieve.DefaultSigma,
+		Retries: generate.DefaultConfig.Retries, Budget: retrieve.DefaultBudget.MaxTokens,
+		MaxBlocks: retrieve.DefaultBudget.MaxBlocks, KVCaches: generate.DefaultSessions,
+		Layout: string(generate.LayoutRanked), Change: string(generate.ChangeOrder)}
+}
+
+// Validate says what is wrong with a combination of switches, naming the
+// CLI flag.
+func (m *Method) Validate() error {
+	switch {
+	case !slices.Contains(generate.Methods, m.Method):
+		return fmt.Errorf("--method %q: want one of %s", m.Method, strings.Join(generate.Methods, ", "))
+	case m.Samples < 1:
+		return fmt.Errorf("-n %d: want at least one sample", m.Samples)
+	case !slices.Contains(generate.Layouts, generate.Layout(m.Layout)):
+		return fmt.Errorf("--layout %q: want ranked or stable", m.Layout)
+	case !slices.Contains(generate.ChangeRules, generate.ChangeRule(m.Change)):
+		return fmt.Errorf("--context-change %q: want order or set", m.Change)
+	case m.KVReuse && m.Method != generate.MethodACToR:
+		return fmt.Errorf("--kv-reuse is ACToR's (--method actor), not %s's", m.Method)
+	case (m.KVReuseCheck || m.KVReuseTail) && !m.KVReuse:
+		return errors.New("--kv-reuse-check and --kv-reuse-tail go with --kv-reuse: give it too")
+	case m.Entropy < 0 || (m.Entropy > 0 && (m.Method != generate.MethodACToR || m.NoInference)):
+		return errors.New("--entropy-trigger is a threshold ≥ 0 nats for ACToR with critical-token inference on (--method actor, no --no-inference)")
+	case m.KVCaches < 1:
+		return fmt.Errorf("--kv-caches %d: want at least one", m.KVCaches)
+	}
+	return nil
+}
+
+// usesProbe reports whether the method needs a probe file.
+func (m *Method) usesProbe() bool {
+	return m.Method == generate.MethodACToR && !m.NoInference && m.Entropy == 0
+}
+
+// usesEncoder reports whether the method retrieves densely.
+func (m *Method) usesEncoder() bool {
+	return m.Method == generate.MethodRawRAG || m.Method == generate.MethodRLCoder || m.Method == generate.MethodACToR
+}
+
+// apply sets the generation switches the method carries on cfg.
+func (m *Method) apply(cfg generate.Config) generate.Config {
+	cfg.Retries, cfg.Budget = m.Retries, retrieve.Budget{MaxTokens: m.Budget, MaxBlocks: m.MaxBlocks}
+	cfg.HealNewline, cfg.BlankGuard = !m.NoHeal, !m.AllowBlank
+	return cfg
+}

@@ -1,0 +1,151 @@
+package pipeline
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"actor/bench/dataset"
+	"actor/engine"
+	"actor/generate"
+	"actor/internal/testsupport"
+)
+
+var tinyModel = testsupport.Path(testsupport.TinyModels + "/llama_gqa.gguf")
+
+func TestMethodValidate(t *testing.T) {
+	cases := []struct {
+		name string
+		edit func(*Method)
+		want string // "" : valid
+	}{
+		{"default", func(*Method) {}, ""},
+		{"unknown method", func(m *Method) { m.Method = "flare" }, `--method "flare"`},
+		{"no samples", func(m *Method) { m.Samples = 0 }, "-n 0"},
+		{"layout", func(m *Method) { m.Layout = "sorted" }, `--layout "sorted"`},
+		{"change rule", func(m *Method) { m.Change = "any" }, `--context-change "any"`},
+		{"reuse for rawrag", func(m *Method) { m.Method, m.KVReuse = generate.MethodRawRAG, true }, "--kv-reuse is ACToR's"},
+		{"tail without reuse", func(m *Method) { m.KVReuseTail = true }, "go with --kv-reuse"},
+		{"entropy without inference", func(m *Method) { m.Entropy, m.NoInference = 2, true }, "--entropy-trigger"},
+		{"negative entropy", func(m *Method) { m.Entropy = -1 }, "--entropy-trigger"},
+		{"no caches", func(m *Method) { m.KVCaches = 0 }, "--kv-caches 0"},
+		{"stable reuse", func(m *Method) { m.Layout, m.KVReuse, m.KVReuseTail = "stable", true, true }, ""},
+	}
+	for _, c := range cases {
+		m := DefaultMethod()
+		c.edit(&m)
+		err := m.Validate()
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestGroups(t *testing.T) {
+	a, b := &dataset.Task{ID: "a"}, &dataset.Task{ID: "b"}
+	jobs := []Job{{a, 0}, {a, 1}, {b, 0}, {a, 2}, {b, 1}, {b, 2}}
+	str := func(gs [][]Job) string {
+		var parts []string
+		for _, g := range gs {
+			var s []string
+			for _, j := range g {
+				s = append(s, j.Task.ID+string(rune('0'+j.Sample)))
+			}
+			parts = append(parts, strings.Join(s, ","))
+		}
+		return strings.Join(parts, " | ")
+	}
+	if got, want := str(Groups(jobs, true)), "a0,a1 | b0 | a2 | b1,b2"; got != want {
+		t.Errorf("batched %q, want %q", got, want)
+	}
+	if got, want := str(Groups(jobs, false)), "a0 | a1 | b0 | a2 | b1 | b2"; got != want {
+		t.Errorf("one at a time %q, want %q", got, want)
+	}
+	if len(Groups(nil, true)) != 0 {
+		t.Error("groups of nothing")
+	}
+}
+
+// The runner on a two-task benchmark: pending samples skip the done ones,
+// results carry the prediction record, a batch gives the samples one at a
+// time gives, and a group may not mix tasks.
+func TestRunnerGeneratesTheSameSamplesBatchedOrNot(t *testing.T) {
+	t.Setenv("ACTOR_HOME", t.TempDir())
+	data, repos := testsupport.CalcBenchmark(t)
+	set, err := dataset.Load("repoexec", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks := []*dataset.Task{&set.Tasks[0], &set.Tasks[1]}
+	run := func(batch bool) []Result {
+		m := DefaultMethod()
+		m.Method, m.Samples, m.BatchSamples, m.Budget = generate.MethodRepoCoder, 2, batch, 200
+		cfg := generate.DefaultConfig
+		cfg.MaxNewTokens, cfg.Temperature = 6, 0.8
+		p, err := Open(Options{Model: tinyModel, Engine: engine.Options{Threads: 1}, Method: m, Config: cfg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		r := p.Runner(repos)
+		method, _, err := r.Method(context.Background(), tasks[0])
+		if err != nil || method != generate.MethodRepoCoder {
+			t.Fatalf("method %q, %v", method, err)
+		}
+		done := map[string]bool{}
+		jobs := r.Pending(tasks, 2, method, done)
+		if len(jobs) != 4 {
+			t.Fatalf("%d pending", len(jobs))
+		}
+		var out []Result
+		for _, g := range Groups(jobs, batch) {
+			res, err := r.Run(context.Background(), g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, x := range res {
+				done[x.Prediction.Key()] = true
+			}
+			out = append(out, res...)
+		}
+		if left := r.Pending(tasks, 2, method, done); len(left) != 0 {
+			t.Errorf("%d pending after all ran", len(left))
+		}
+		if _, err := r.Run(context.Background(), []Job{{tasks[0], 0}, {tasks[1], 0}}); err == nil {
+			t.Error("a group of two tasks ran")
+		}
+		return out
+	}
+	one, batched := run(false), run(true)
+	for i := range one {
+		a, b := one[i].Prediction, batched[i].Prediction
+		if a.Key() != b.Key() || a.Code != b.Code || a.Tokens != b.Tokens {
+			t.Errorf("sample %d: %+v batched %+v", i, a, b)
+		}
+		if a.Model != "llama_gqa" || a.GoldTokens == 0 || a.Tokens == 0 || a.Seconds <= 0 {
+			t.Errorf("record %+v", a)
+		}
+		if one[i].Sample.Trace.Model != a.Model {
+			t.Errorf("trace model %q", one[i].Sample.Trace.Model)
+		}
+	}
+}
+
+func TestOpenRefusesBadInput(t *testing.T) {
+	t.Setenv("ACTOR_HOME", t.TempDir())
+	m := DefaultMethod()
+	m.Layout = "x"
+	if _, err := Open(Options{Model: tinyModel, Method: m}); err == nil || !strings.Contains(err.Error(), "--layout") {
+		t.Errorf("bad layout: %v", err)
+	}
+	m = DefaultMethod()
+	if _, err := Open(Options{Model: filepath.Join(t.TempDir(), "none.gguf"), Method: m}); err == nil {
+		t.Error("missing model opened")
+	}
+	// ACToR without a probe for the model names where it looked.
+	_, err := Open(Options{Model: tinyModel, Method: m, Config: generate.DefaultConfig, Engine: engine.Options{Threads: 1}})
+	if err == nil || !strings.Contains(err.Error(), "no probe for") {
+		t.Errorf("no probe: %v", err)
+	}
+}
