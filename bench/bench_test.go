@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"actor/bench/predictions"
 	"actor/bench/results"
 	"actor/bench/sandbox"
+	"actor/internal/testsupport"
 )
 
 // childEnv makes the test binary run one benchmark (its JSON Config) and
@@ -248,28 +248,10 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	enc, _ := json.Marshal(cfg)
 	child := exec.Command(os.Args[0], "-test.run=^$")
 	child.Env = append(os.Environ(), childEnv+"="+string(enc), "TMPDIR="+tmp)
-	var stderr bytes.Buffer
-	child.Stderr = &stderr
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
 	samples := filepath.Join(f.out, results.SamplesFile)
-	deadline := time.Now().Add(2 * time.Minute)
-	for countLines(samples) < 2 {
-		if time.Now().After(deadline) {
-			child.Process.Kill()
-			t.Fatalf("the child recorded nothing in time: %s", stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	if err := child.Wait(); err == nil {
-		t.Fatal("the child was not killed")
-	}
+	testsupport.KillWhen(t, child, samples, 2)
 	before, _ := os.ReadFile(samples)
-	n := countLines(samples)
+	n := testsupport.CountLines(samples)
 	if n >= total {
 		t.Fatalf("the child finished before it was killed (%d records)", n)
 	}
@@ -291,8 +273,8 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 		t.Fatal("records written before the kill changed")
 	}
 	recs, _ := results.Read(samples)
-	if countLines(samples) != total || len(recs) != total {
-		t.Fatalf("%d lines, %d distinct samples, want %d", countLines(samples), len(recs), total)
+	if testsupport.CountLines(samples) != total || len(recs) != total {
+		t.Fatalf("%d lines, %d distinct samples, want %d", testsupport.CountLines(samples), len(recs), total)
 	}
 	if g := out.Groups[0]; g.Passed != total/2 || g.N != total {
 		t.Fatalf("group %+v", g)
@@ -308,11 +290,6 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "different code") {
 		t.Fatalf("changed predictions: %v", err)
 	}
-}
-
-func countLines(path string) int {
-	b, _ := os.ReadFile(path)
-	return bytes.Count(b, []byte("\n"))
 }
 
 func containsPrefix(list []string, prefix string) bool {

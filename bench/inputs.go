@@ -3,6 +3,7 @@ package bench
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -37,11 +38,24 @@ func selectTasks(set *dataset.Set, ids []string) ([]*dataset.Task, error) {
 // unknown tasks come back as input errors.
 func loadJobs(cfg Config, set *dataset.Set, tasks []*dataset.Task) ([]job, []string, error) {
 	var jobs []job
+	var errs []string
+	var testable []*dataset.Task
+	for _, t := range tasks {
+		if t.Check() == dataset.CheckProgram && t.Test == "" {
+			errs = append(errs, fmt.Sprintf("%s: task %s has no test program (field test/check): not evaluated", t.Origin, t.ID))
+			continue
+		}
+		testable = append(testable, t)
+	}
+	tasks = testable
 	if cfg.Gold {
 		for _, t := range tasks {
 			jobs = append(jobs, job{t, predictions.Prediction{TaskID: t.ID, Code: t.Gold, Method: "gold"}})
 		}
-		return jobs, nil, nil
+		if len(jobs) == 0 {
+			return nil, errs, errors.New("no task with a test program")
+		}
+		return jobs, errs, nil
 	}
 	if cfg.Predictions == "" {
 		return nil, nil, fmt.Errorf("no predictions file (or --gold) given")
@@ -50,7 +64,6 @@ func loadJobs(cfg Config, set *dataset.Set, tasks []*dataset.Task) ([]job, []str
 	if err != nil {
 		return nil, nil, err
 	}
-	var errs []string
 	for _, e := range perrs {
 		errs = append(errs, e.Error())
 	}

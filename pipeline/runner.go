@@ -8,7 +8,6 @@ import (
 	"actor/bench/dataset"
 	"actor/bench/predictions"
 	"actor/generate"
-	"actor/retrieve"
 )
 
 // Job is one sample of a benchmark task to generate.
@@ -90,11 +89,10 @@ func (r *Runner) Run(ctx context.Context, group []Job) ([]Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("task %s: %w", t.ID, err)
 	}
-	tg, err := retrieve.AtLine(r.root, t.File, t.Line)
+	tg, err := t.GenerationTarget(r.root)
 	if err != nil {
-		return nil, fmt.Errorf("task %s: %w", t.ID, err)
+		return nil, err
 	}
-	tg.ID, tg.Prompt = t.ID, t.Prompt
 	idx := make([]int, len(group))
 	for i, j := range group {
 		if j.Task != t {

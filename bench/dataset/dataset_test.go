@@ -32,12 +32,13 @@ func TestRepoExecJSONL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(set.Tasks) != 2 || set.Tasks[0].ID != "7" || set.Tasks[1].ID != "11" {
+	// A row without a test program loads (it can be generated; the harness
+	// refuses to evaluate it).
+	if len(set.Tasks) != 3 || set.Tasks[0].ID != "7" || set.Tasks[1].ID != "9" || set.Tasks[2].ID != "11" || set.Tasks[1].Test != "" {
 		t.Fatalf("tasks = %+v", set.Tasks)
 	}
 	wantErrs := []string{
 		f + ":2: not a valid JSON value",
-		f + ":4: missing field test/check",
 		f + ":5: field task_id: id [1] is neither a string nor an integer",
 		f + ":6: duplicate task id 7 (first at " + f + ":1)",
 	}
@@ -69,7 +70,7 @@ func TestRepoExecJSONArrayAndLocate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(set.Tasks) != 2 || len(set.Errors) != 1 || set.Errors[0].Error() != f+":3: missing field project" {
+	if len(set.Tasks) != 2 || len(set.Errors) != 1 || set.Errors[0].Error() != f+":3: missing field module/file_path/fpath_tuple" {
 		t.Fatalf("tasks %d errors %v", len(set.Tasks), set.Errors)
 	}
 	task := set.Tasks[0]
@@ -182,6 +183,8 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(goodRow+"\n{\n"), false)
 	f.Add([]byte("[\n"+goodRow+",\n{\"id\": 2}]"), false)
 	f.Add([]byte(publishedRow+"\n"+strings.Replace(publishedRow, "540", "\"540\"", 1)+"\n"), false)
+	f.Add([]byte(`{"prompt": "x", "metadata": {"task_id": "p/3", "fpath_tuple": ["p", "a.py"], "context_start_lineno": 10}}`), false)
+	f.Add([]byte(`{"_id": "x", "name": "h", "lineno": "12", "file_path": "a/b.py", "metadata": []}`), false)
 	f.Add([]byte(`{"RECORDS": [{"_id": "a", "name": "f", "project": "p", "file_path": "f.py", "lineno": "1", "end_lineno": 2, "code": "def f(): pass"}]}`), true)
 	f.Fuzz(func(t *testing.T, data []byte, codereval bool) {
 		const file = "rows.jsonl"
@@ -199,7 +202,9 @@ func FuzzLoad(f *testing.F) {
 			}
 		}
 		for _, task := range set.Tasks {
-			if task.ID == "" || task.EntryPoint == "" || task.Prompt == "" {
+			named := task.EntryPoint != "" || task.Line > 0 || task.DefLine > 0
+			if task.ID == "" || !named || task.Line < 0 || task.DefLine < 0 || codereval && task.Prompt == "" ||
+				!codereval && task.Module+task.File == "" {
 				t.Fatalf("incomplete task %+v", task)
 			}
 		}

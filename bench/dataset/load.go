@@ -29,6 +29,20 @@ func (s *Set) Lookup(id string) *Task {
 	return nil
 }
 
+// Pick returns the task with id, or the set's only task when id is empty.
+func (s *Set) Pick(id string) (*Task, error) {
+	switch {
+	case id != "":
+		if t := s.Lookup(id); t != nil {
+			return t, nil
+		}
+		return nil, fmt.Errorf("%s: no task with id %q", strings.Join(s.Files, ", "), id)
+	case len(s.Tasks) == 1:
+		return &s.Tasks[0], nil
+	}
+	return nil, fmt.Errorf("%s: %d tasks: name one by its id", strings.Join(s.Files, ", "), len(s.Tasks))
+}
+
 // Load reads a benchmark's tasks from path, a file or a folder.
 //
 // RepoExec: a JSON/JSONL file, or a folder holding tasks.jsonl, else

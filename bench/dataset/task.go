@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"actor/bench/candidate"
-	"actor/pysrc"
 )
 
 // Benchmark names accepted by Load.
@@ -52,8 +51,13 @@ type Task struct {
 	// it is filled in by Locate.
 	File string
 	// Line and EndLine are the gold function's 1-based line span in File
-	// (def line to last body line); 0 until known.
+	// (def line to last body line); 0 until known. A row may give Line as
+	// a hint (CoderEval's and ACToR's lineno), which Locate replaces.
 	Line, EndLine int
+	// DefLine is the 1-based def line that ACToR's task files give as
+	// context_start_lineno (0-based there); 0 when absent. It picks the
+	// function and sets the exclusion rule's start as the authors do.
+	DefLine int
 	// EntryPoint is the function's name.
 	EntryPoint string
 	// Prompt is the target prompt: signature and docstring, what a
@@ -104,30 +108,13 @@ func (t *Task) Root(repos string) (string, error) {
 	return "", fmt.Errorf("task %s: repository %q not found under %s", t.ID, t.Project, repos)
 }
 
-// Locate finds the task's target file in its repository under repos and
-// the gold function's line span there, filling File, Line and EndLine.
+// Locate finds the task's repository under repos, its target file and the
+// gold function's line span there (see LocateIn).
 func (t *Task) Locate(repos string) (root string, err error) {
-	root, err = t.Root(repos)
-	if err != nil {
+	if root, err = t.Root(repos); err != nil {
 		return "", err
 	}
-	if t.File == "" {
-		f, err := pysrc.ModuleFile(root, t.Module)
-		if err != nil {
-			return "", fmt.Errorf("task %s: %w", t.ID, err)
-		}
-		t.File = f
-	}
-	src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(t.File)))
-	if err != nil {
-		return "", fmt.Errorf("task %s: %v", t.ID, err)
-	}
-	span, ok := candidate.Span(string(src), t.Target())
-	if !ok {
-		return "", fmt.Errorf("task %s: function %s not found in %s", t.ID, t.EntryPoint, t.File)
-	}
-	t.Line, t.EndLine = span[0], span[1]
-	return root, nil
+	return root, t.LocateIn(root)
 }
 
 // Target describes the gold function for candidate.Place.

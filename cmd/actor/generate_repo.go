@@ -13,11 +13,11 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"actor/bench/dataset"
 	"actor/engine"
 	"actor/generate"
 	"actor/pipeline"
 	"actor/retrieve"
-	"actor/retrieve/task"
 )
 
 // methodFlags choose a generation method and its switches; shared by the
@@ -163,29 +163,28 @@ func repoTarget(repo, target, taskFile, taskID string) (retrieve.Target, error) 
 		}
 		tg.ID = target
 	case taskFile != "" && target == "":
-		tasks, err := task.ReadJSONL(taskFile)
-		if err != nil {
-			return retrieve.Target{}, err
-		}
-		var t task.Task
-		switch {
-		case taskID != "":
-			t, err = task.Find(tasks, taskID)
-		case len(tasks) == 1:
-			t = tasks[0]
-		default:
-			err = fmt.Errorf("%d tasks: choose one with --task-id", len(tasks))
-		}
-		if err != nil {
-			return retrieve.Target{}, fmt.Errorf("generate: %s: %w", taskFile, err)
-		}
-		if tg, err = task.Locate(repo, t); err != nil {
-			return retrieve.Target{}, err
+		var err error
+		if tg, err = taskTarget(repo, taskFile, taskID); err != nil {
+			return retrieve.Target{}, fmt.Errorf("generate: %w", err)
 		}
 	default:
 		return retrieve.Target{}, errors.New("generate: give exactly one of --target path.py:LINE and --task FILE.jsonl")
 	}
 	return tg, nil
+}
+
+// taskTarget reads a RepoExec-style task file and locates the task id
+// names (or its only task) in the repository at repo.
+func taskTarget(repo, file, id string) (retrieve.Target, error) {
+	set, err := dataset.Load(dataset.RepoExec, file)
+	if err != nil {
+		return retrieve.Target{}, err
+	}
+	t, err := set.Pick(id)
+	if err != nil {
+		return retrieve.Target{}, err
+	}
+	return t.GenerationTarget(repo)
 }
 
 // openTrace creates the trace file ("" for none).

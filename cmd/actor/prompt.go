@@ -14,7 +14,6 @@ import (
 	"actor/gguf"
 	"actor/models"
 	"actor/retrieve"
-	"actor/retrieve/task"
 	"actor/tokenizer"
 )
 
@@ -81,15 +80,7 @@ stay under --budget; a block that does not fit is skipped, at most
 			if f.taskID == "" {
 				return errors.New("--tasks needs --task ID")
 			}
-			var tasks []task.Task
-			if tasks, err = task.ReadJSONL(f.tasks); err != nil {
-				return err
-			}
-			var t task.Task
-			if t, err = task.Find(tasks, f.taskID); err != nil {
-				return fmt.Errorf("%s: %w", f.tasks, err)
-			}
-			tg, err = task.Locate(repo, t)
+			tg, err = taskTarget(repo, f.tasks, f.taskID)
 		default:
 			return errors.New("give either --file and --line or --tasks and --task")
 		}

@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 
+	"actor/bench/dataset"
 	"actor/index"
 	"actor/retrieve/recall"
-	"actor/retrieve/task"
 
 	"github.com/spf13/cobra"
 )
@@ -44,9 +43,12 @@ project in its default place).`,
 		if f.tasks == "" || f.repos == "" {
 			return fmt.Errorf("--tasks and --repos are required")
 		}
-		tasks, err := task.ReadJSONL(f.tasks)
+		set, err := dataset.Load(dataset.RepoExec, f.tasks)
 		if err != nil {
 			return err
+		}
+		for _, e := range set.Errors {
+			fmt.Fprintf(cmd.ErrOrStderr(), "warning: %v\n", e)
 		}
 		ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
@@ -57,10 +59,14 @@ project in its default place).`,
 		var scores []recall.Score
 		var rows []map[string]any
 		w := cmd.OutOrStdout()
-		for _, t := range tasks {
+		for i := range set.Tasks {
+			t := &set.Tasks[i]
 			p, ok := projects[t.Project]
 			if !ok {
-				root := filepath.Join(f.repos, t.Project)
+				root, err := t.Root(f.repos)
+				if err != nil {
+					return err
+				}
 				r, err := openRetriever(ctx, root, &f.index, &f.retrieval, cmd.ErrOrStderr())
 				if err != nil {
 					return err

@@ -8,11 +8,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"actor/bench/predictions"
+	"actor/internal/testsupport"
 	"actor/probe/labels"
 )
 
@@ -35,7 +34,7 @@ func TestRunResumeAfterSIGKILL(t *testing.T) {
 
 	file := filepath.Join(killed, "predictions.jsonl")
 	killActor(t, file, 2, args(killed)...)
-	got := countLines(file)
+	got := testsupport.CountLines(file)
 	if got >= 2*n {
 		t.Fatalf("the run finished (%d predictions) before it was killed", got)
 	}
@@ -54,8 +53,8 @@ func TestRunResumeAfterSIGKILL(t *testing.T) {
 	}
 	a, _, _ := predictions.Read(filepath.Join(whole, "predictions.jsonl"))
 	b, bad, err := predictions.Read(file)
-	if err != nil || len(bad) != 0 || countLines(file) != 2*n || len(b) != 2*n || len(a) != 2*n {
-		t.Fatalf("%d lines, %d predictions (%d in one go), bad %v, %v", countLines(file), len(b), len(a), bad, err)
+	if err != nil || len(bad) != 0 || testsupport.CountLines(file) != 2*n || len(b) != 2*n || len(a) != 2*n {
+		t.Fatalf("%d lines, %d predictions (%d in one go), bad %v, %v", testsupport.CountLines(file), len(b), len(a), bad, err)
 	}
 	code := map[string]string{}
 	for _, p := range a {
@@ -68,11 +67,6 @@ func TestRunResumeAfterSIGKILL(t *testing.T) {
 	}
 }
 
-func countLines(path string) int {
-	b, _ := os.ReadFile(path)
-	return bytes.Count(b, []byte("\n"))
-}
-
 // killActor runs actor with args in a child process and kills it with
 // SIGKILL as soon as file has at least lines lines.
 func killActor(t *testing.T, file string, lines int, args ...string) {
@@ -80,25 +74,7 @@ func killActor(t *testing.T, file string, lines int, args ...string) {
 	enc, _ := json.Marshal(args)
 	child := exec.Command(os.Args[0], "-test.run=^TestActorProcess$")
 	child.Env = append(os.Environ(), "ACTOR_TEST_ARGS="+string(enc))
-	var stderr bytes.Buffer
-	child.Stderr = &stderr
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(2 * time.Minute)
-	for countLines(file) < lines {
-		if time.Now().After(deadline) {
-			child.Process.Kill()
-			t.Fatalf("nothing written in time: %s", stderr.String())
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	if err := child.Wait(); err == nil {
-		t.Fatal("the child was not killed")
-	}
+	testsupport.KillWhen(t, child, file, lines)
 }
 
 // TestProbeLabelResumeAfterSIGKILL kills `actor probe label` with SIGKILL
@@ -120,7 +96,7 @@ func TestProbeLabelResumeAfterSIGKILL(t *testing.T) {
 	}
 	samples := filepath.Join(killed, labels.SamplesFile)
 	killActor(t, samples, 3, args(killed)...)
-	done := countLines(samples)
+	done := testsupport.CountLines(samples)
 	if done >= n {
 		t.Fatalf("labelling finished (%d functions) before it was killed", done)
 	}

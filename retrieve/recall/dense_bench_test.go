@@ -12,10 +12,10 @@ import (
 	"path/filepath"
 	"testing"
 
+	"actor/bench/dataset"
 	"actor/index"
 	"actor/internal/testsupport"
 	"actor/retrieve"
-	"actor/retrieve/task"
 )
 
 // hfEncoder runs testdata/hf_encoder.py (transformers) as a retrieve.Encoder.
@@ -91,10 +91,11 @@ func BenchmarkRepoExecDevDense(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer enc.close()
-	tasks, err := task.ReadJSONL(tasksFile)
+	set, err := dataset.Load(dataset.RepoExec, tasksFile)
 	if err != nil {
 		b.Fatal(err)
 	}
+	tasks := set.Tasks
 	walk := index.WalkOptions{Include: []string{"*.py"}}
 	type corpus struct {
 		root  string
@@ -140,11 +141,11 @@ func BenchmarkRepoExecDevDense(b *testing.B) {
 	}
 	for _, pool := range []retrieve.Pooling{retrieve.MeanPooling, retrieve.WeightedPooling(0.4), retrieve.WeightedPooling(0.2), retrieve.WeightedPooling(0.1)} {
 		var scores []Score
-		for _, tk := range tasks {
+		for i, tk := range tasks {
 			c := corpora[tk.Project]
 			dense := retrieve.Dense{Query: retrieve.Embedder{Encoder: enc, Pooling: pool}, Matrix: c.m}
 			p := Project{Root: c.root, Repo: c.repo, Retriever: retrieve.New(c.cands, dense)}
-			ts, err := ScoreTask(p, tk, 10)
+			ts, err := ScoreTask(p, &tasks[i], 10)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -33,10 +33,10 @@ import (
 	"sort"
 	"strings"
 
+	"actor/bench/dataset"
 	"actor/index"
 	"actor/pysrc"
 	"actor/retrieve"
-	"actor/retrieve/task"
 )
 
 // Span is a definition's place.
@@ -266,7 +266,7 @@ type Project struct {
 
 // TaskScore is one task's result.
 type TaskScore struct {
-	Task    task.Task
+	Task    *dataset.Task
 	Target  retrieve.Target
 	Gold    Gold
 	Results []retrieve.Result
@@ -277,8 +277,8 @@ type TaskScore struct {
 // for its signature and docstring (ACToRQuery with nothing generated: the
 // initial query of RawRAG and ACToR) with the exclusion rule, and scores
 // them.
-func ScoreTask(p Project, t task.Task, k int) (TaskScore, error) {
-	tg, err := task.Locate(p.Root, t)
+func ScoreTask(p Project, t *dataset.Task, k int) (TaskScore, error) {
+	tg, err := t.GenerationTarget(p.Root)
 	if err != nil {
 		return TaskScore{}, err
 	}

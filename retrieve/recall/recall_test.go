@@ -5,10 +5,10 @@ import (
 	"reflect"
 	"testing"
 
+	"actor/bench/dataset"
 	"actor/index"
 	"actor/internal/testsupport"
 	"actor/retrieve"
-	"actor/retrieve/task"
 )
 
 var repoFiles = map[string][]byte{
@@ -102,14 +102,15 @@ func TestIsTestFile(t *testing.T) {
 func TestRepoExecDevBM25(t *testing.T) {
 	dev, repos := testsupport.RepoExecDev(t)
 	tasksFile := filepath.Join(dev, "tasks.jsonl")
-	tasks, err := task.ReadJSONL(tasksFile)
+	set, err := dataset.Load(dataset.RepoExec, tasksFile)
 	if err != nil {
 		t.Fatal(err)
 	}
+	tasks := set.Tasks
 	walk := index.WalkOptions{Include: []string{"*.py"}}
 	projects := map[string]Project{}
 	var scores []Score
-	for _, tk := range tasks {
+	for i, tk := range tasks {
 		p, ok := projects[tk.Project]
 		if !ok {
 			root := filepath.Join(repos, tk.Project)
@@ -130,7 +131,7 @@ func TestRepoExecDevBM25(t *testing.T) {
 			p = Project{Root: root, Repo: repo, Retriever: retrieve.New(cands, retrieve.NewBM25(texts, retrieve.DefaultBM25))}
 			projects[tk.Project] = p
 		}
-		ts, err := ScoreTask(p, tk, 10)
+		ts, err := ScoreTask(p, &tasks[i], 10)
 		if err != nil {
 			t.Fatalf("task %s: %v", tk.ID, err)
 		}

@@ -1,0 +1,34 @@
+package bench
+
+import (
+	"strings"
+	"testing"
+
+	"actor/bench/dataset"
+)
+
+// A task without a test program loads (it can be generated) but is not
+// evaluated: an input error names it, the other tasks run.
+func TestLoadJobsSkipsTasksWithoutTests(t *testing.T) {
+	set := &dataset.Set{Benchmark: dataset.RepoExec, Tasks: []dataset.Task{
+		{Benchmark: dataset.RepoExec, ID: "1", Test: "def test_0(): pass", Gold: "def f(): pass", Origin: "tasks.jsonl:1"},
+		{Benchmark: dataset.RepoExec, ID: "2", Gold: "def g(): pass", Origin: "tasks.jsonl:2"},
+	}}
+	tasks := []*dataset.Task{&set.Tasks[0], &set.Tasks[1]}
+	jobs, errs, err := loadJobs(Config{Gold: true}, set, tasks)
+	if err != nil || len(jobs) != 1 || jobs[0].task.ID != "1" {
+		t.Fatalf("gold jobs %+v, %v", jobs, err)
+	}
+	if len(errs) != 1 || errs[0] != "tasks.jsonl:2: task 2 has no test program (field test/check): not evaluated" {
+		t.Errorf("errors %q", errs)
+	}
+	preds := writePredictions(t, t.TempDir(),
+		`{"task_id": 1, "sample": 0, "code": "x"}`, `{"task_id": 2, "sample": 0, "code": "y"}`)
+	jobs, errs, err = loadJobs(Config{Predictions: preds}, set, tasks)
+	if err != nil || len(jobs) != 1 || jobs[0].task.ID != "1" || len(errs) != 1 {
+		t.Fatalf("prediction jobs %+v, errors %q, %v", jobs, errs, err)
+	}
+	if _, _, err := loadJobs(Config{Gold: true}, set, tasks[1:]); err == nil || !strings.Contains(err.Error(), "no task with a test program") {
+		t.Errorf("only untestable tasks: %v", err)
+	}
+}
