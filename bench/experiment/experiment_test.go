@@ -65,6 +65,32 @@ func TestPlans(t *testing.T) {
 	}
 }
 
+func TestVariants(t *testing.T) {
+	v, err := ParseVariant("stable-reuse= --layout stable  --kv-reuse ")
+	if err != nil || v.Name != "stable-reuse" || !slices.Equal(v.Args, []string{"--layout", "stable", "--kv-reuse"}) {
+		t.Fatalf("ParseVariant: %+v %v", v, err)
+	}
+	for _, bad := range []string{"stable", "=--kv-reuse", "x=", "a/b=--kv-reuse", "p=--probe other.probe", "n=--name x"} {
+		if _, err := ParseVariant(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	s := settings(t)
+	s.Variants = []Variant{v}
+	p, err := New("table1", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := p.Runs[len(p.Runs)-1]
+	want := []string{"--method", "actor", "--probe", s.Probe, "--name", "actor-stable-reuse", "--layout", "stable", "--kv-reuse"}
+	if len(p.Runs) != 6 || last.Name != "actor-stable-reuse" || last.Label != "ACToR stable-reuse" || !slices.Equal(last.Args, want) {
+		t.Errorf("variant run %+v of %d", last, len(p.Runs))
+	}
+	if _, err := New("trigger", s); err == nil || !strings.Contains(err.Error(), "--variant is for table1 and cost") {
+		t.Errorf("trigger with a variant: %v", err)
+	}
+}
+
 func TestTable1RunsInTurnsResumesAndReports(t *testing.T) {
 	s := settings(t)
 	p, _ := New("table1", s)

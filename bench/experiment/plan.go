@@ -60,8 +60,33 @@ type Settings struct {
 	// EntropyTrigger fixes the entropy trigger's threshold; 0 sets it
 	// where the trigger fires as often as the probe did.
 	EntropyTrigger float64
+	// Variants are further ACToR configurations Table I and Table II
+	// compare (the cost levers, say), each run as ACToR with its flags.
+	Variants []Variant
 	// Command is the experiment's own command line, for the README.
 	Command string
+}
+
+// Variant is an ACToR configuration by name and its actor run flags.
+type Variant struct {
+	Name string
+	Args []string
+}
+
+// ParseVariant reads NAME=FLAGS (flags space-separated), as --variant
+// takes it: "stable-reuse=--layout stable --kv-reuse".
+func ParseVariant(s string) (Variant, error) {
+	name, flags, ok := strings.Cut(s, "=")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" || strings.ContainsAny(name, "/\\ ") || len(strings.Fields(flags)) == 0 {
+		return Variant{}, fmt.Errorf("--variant %q: want NAME=FLAGS, e.g. stable-reuse=\"--layout stable --kv-reuse\"", s)
+	}
+	for _, f := range strings.Fields(flags) {
+		if f == "--method" || f == "--probe" || f == "--name" {
+			return Variant{}, fmt.Errorf("--variant %q: %s is the experiment's to set", s, f)
+		}
+	}
+	return Variant{Name: name, Args: strings.Fields(flags)}, nil
 }
 
 // Run is one configuration: an actor run folder OUT/runs/Name.
@@ -111,6 +136,9 @@ func New(name string, s Settings) (*Plan, error) {
 		return nil, fmt.Errorf("experiment %s: want at least one task, one sample and a step of one task", name)
 	}
 	p := &Plan{Experiment: name, Settings: s, Reference: reference}
+	if len(s.Variants) > 0 && name != "table1" && name != "cost" {
+		return nil, fmt.Errorf("experiment %s: --variant is for table1 and cost", name)
+	}
 	needsLabels := name == "ablations" || name == "sensitivity"
 	if needsLabels && s.Labels == "" {
 		return nil, fmt.Errorf("experiment %s: --labels DIR is required (the labels its probes are trained from)", name)
@@ -126,6 +154,11 @@ func New(name string, s Settings) (*Plan, error) {
 			p.Runs = append(p.Runs, Run{Name: m.name, Label: m.label, Args: []string{"--method", m.name}})
 		}
 		p.Runs = append(p.Runs, actor)
+		for _, v := range s.Variants {
+			name := "actor-" + v.Name
+			p.Runs = append(p.Runs, Run{Name: name, Label: "ACToR " + v.Name,
+				Args: append([]string{"--method", "actor", "--probe", s.Probe, "--name", name}, v.Args...)})
+		}
 	case "ablations":
 		p.Probes = append(p.Probes, ProbeJob{Name: "all-rules"})
 		p.Runs = append(p.Runs, actor)

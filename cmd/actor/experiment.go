@@ -28,6 +28,7 @@ var experimentFlags struct {
 	limit                         int
 	tasks                         []string
 	runArgs, benchArgs, trainArgs string
+	variants                      []string
 	dryRun, reportOnly            bool
 }
 
@@ -86,6 +87,13 @@ func runExperiment(cmd *cobra.Command, name string, stdout, stderr io.Writer) er
 		s.Tasks = append(s.Tasks, t.ID)
 	}
 	s.AllTasks = len(set.Tasks)
+	for _, v := range f.variants {
+		vr, err := experiment.ParseVariant(v)
+		if err != nil {
+			return fmt.Errorf("experiment: %w", err)
+		}
+		s.Variants = append(s.Variants, vr)
+	}
 	s.RunArgs, s.BenchArgs, s.TrainArgs = strings.Fields(f.runArgs), strings.Fields(f.benchArgs), strings.Fields(f.trainArgs)
 	s.Command = "actor " + experiment.Quote(os.Args[1:])
 	if s.ModelFile, err = models.Resolve(s.Model); err != nil {
@@ -174,6 +182,7 @@ func init() {
 	fs.Float64SliceVar(&f.s.Entropies, "entropies", []float64{0.4, 0.6, 0.8, 1.0, 1.2}, "sensitivity: uncertainty thresholds (nats)")
 	fs.Float64SliceVar(&f.s.Influences, "influences", []float64{0.01, 0.03, 0.05, 0.07, 0.09}, "sensitivity: attention-influence thresholds")
 	fs.Float64Var(&f.s.EntropyTrigger, "entropy-trigger", 0, "trigger: a fixed entropy threshold (0: where it fires as often as the probe)")
+	fs.StringArrayVar(&f.variants, "variant", nil, "table1/cost: also run ACToR as NAME with these flags, e.g. --variant \"stable-reuse=--layout stable --kv-reuse\" (repeatable)")
 	fs.StringVar(&f.runArgs, "run-args", "", "extra flags for every actor run, space-separated (e.g. \"--max-tokens 256\")")
 	fs.StringVar(&f.benchArgs, "bench-args", "", "extra flags for every actor bench run (e.g. \"--workers 2\")")
 	fs.StringVar(&f.trainArgs, "train-args", "", "extra flags for every actor probe train (e.g. \"--target-rate 0.08\")")
