@@ -226,3 +226,17 @@ func TestEqualRateThreshold(t *testing.T) {
 		t.Error("no entropies: no error")
 	}
 }
+
+// Paths under the working folder and beside it are written relative to
+// it; others stay as they are.
+func TestPortablePaths(t *testing.T) {
+	root := t.TempDir()
+	wd := filepath.Join(root, "checkout")
+	os.MkdirAll(wd, 0o755)
+	t.Chdir(wd)
+	in := "--out " + wd + "/results/x --data " + root + "/shared/data --repos /elsewhere/data " + root + "other"
+	want := "--out results/x --data ../shared/data --repos /elsewhere/data " + root + "other"
+	if got := string(portable([]byte(in))); got != want {
+		t.Errorf("portable:\n%s\nwant\n%s", got, want)
+	}
+}

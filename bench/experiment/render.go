@@ -43,14 +43,27 @@ func (p *Plan) Render(m Machine) error {
 	for _, f := range figs {
 		fmt.Fprintf(&b, "\n![%s](%s)\n", f, f)
 	}
-	if err := results.WriteAtomic(filepath.Join(dir, "report.md"), b.Bytes()); err != nil {
+	if err := results.WriteAtomic(filepath.Join(dir, "report.md"), portable(b.Bytes())); err != nil {
 		return err
 	}
 	readme, err := p.readme(m, rows)
 	if err != nil {
 		return err
 	}
-	return results.WriteAtomic(filepath.Join(dir, "README.md"), readme)
+	return results.WriteAtomic(filepath.Join(dir, "README.md"), portable(readme))
+}
+
+// portable writes the absolute paths of text under the working folder,
+// and under the folder beside it, relative to the working folder: a
+// results folder committed with the code then names no path of the
+// machine it ran on (the commands still run from the checkout's root).
+func portable(text []byte) []byte {
+	wd, err := os.Getwd()
+	if err != nil || filepath.Dir(wd) == wd || filepath.Dir(filepath.Dir(wd)) == filepath.Dir(wd) {
+		return text // the root or a top-level folder: nothing to shorten safely
+	}
+	text = bytes.ReplaceAll(text, []byte(wd+string(filepath.Separator)), nil)
+	return bytes.ReplaceAll(text, []byte(filepath.Dir(wd)+string(filepath.Separator)), []byte(".."+string(filepath.Separator)))
 }
 
 // body writes the experiment's tables and draws its figures; it returns
