@@ -13,6 +13,7 @@ import (
 	"actor/bench/results"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // benchCmd groups the benchmark harness commands.
@@ -60,9 +61,7 @@ as harness errors, such as a missing repository, are tried again).`,
 		if cfg.Gold == (cfg.Predictions != "") {
 			return fmt.Errorf("give exactly one of --predictions and --gold")
 		}
-		if f := cmd.Flags(); f.Changed("python") && !f.Changed("envs") {
-			cfg.Envs = "" // an explicit interpreter for every task
-		}
+		cfg.Envs = envsFlag(cmd.Flags(), cfg.Envs)
 		cfg.Command = "actor " + strings.Join(os.Args[1:], " ")
 		cfg.Log = cmd.ErrOrStderr()
 		cfg.Bar = isTerminal(os.Stderr)
@@ -110,11 +109,25 @@ func init() {
 	f.StringVar(&c.Out, "out", "", "results folder (reuse it to resume)")
 	f.IntVar(&c.Workers, "workers", 0, "tests run at once (default: number of CPUs)")
 	f.DurationVar(&c.Timeout, "timeout", 0, "time limit per test (default: RepoExec 120s, CoderEval 30s)")
-	f.StringVar(&c.Python, "python", "python3", "Python interpreter for the tasks without an environment in --envs (alone: for every task)")
-	f.StringVar(&c.Envs, "envs", envs.DefaultDir(), "per-project test environments (actor bench setup); each task runs with its project's")
+	registerEnvs(f, &c.Python, &c.Envs)
 	f.StringSliceVar(&c.Tasks, "task", nil, "only these task ids (repeatable, comma-separated)")
 	f.StringVar(&c.WorkDir, "workdir", "", "where per-sample workspaces are made (default: system temp folder)")
 	f.BoolVar(&c.Keep, "keep", false, "keep the workspaces for inspection")
 	benchCmd.AddCommand(benchRunCmd)
 	rootCmd.AddCommand(benchCmd)
+}
+
+// registerEnvs adds --python and --envs: the interpreter tests run with.
+func registerEnvs(f *pflag.FlagSet, python, envsDir *string) {
+	f.StringVar(python, "python", "python3", "Python interpreter for the tasks without an environment in --envs (alone: for every task)")
+	f.StringVar(envsDir, "envs", envs.DefaultDir(), "per-project test environments (actor bench setup); each task runs with its project's")
+}
+
+// envsFlag is the environments folder to test with: none when --python
+// alone was given (an explicit interpreter for every task).
+func envsFlag(f *pflag.FlagSet, envsDir string) string {
+	if f.Changed("python") && !f.Changed("envs") {
+		return ""
+	}
+	return envsDir
 }

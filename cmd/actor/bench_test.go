@@ -7,7 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"actor/bench/envs"
 	"actor/internal/testsupport"
+
+	"github.com/spf13/pflag"
 )
 
 // benchFixture writes a one-task RepoExec benchmark (a package with a
@@ -70,6 +73,36 @@ func TestBenchRunFlags(t *testing.T) {
 		_, stderr, code := runActor(t, c.args...)
 		if code == 0 || !strings.Contains(stderr, c.want) {
 			t.Errorf("actor %s: code %d, stderr %q; want %q", strings.Join(c.args, " "), code, stderr, c.want)
+		}
+	}
+}
+
+// actor run and actor bench run test with the project environments unless
+// --python alone names an interpreter.
+func TestEnvsFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, envs.DefaultDir()},
+		{[]string{"--envs", "E"}, "E"},
+		{[]string{"--python", "py"}, ""},
+		{[]string{"--python", "py", "--envs", "E"}, "E"},
+	} {
+		fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+		var python, dir string
+		registerEnvs(fs, &python, &dir)
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		if got := envsFlag(fs, dir); got != c.want {
+			t.Errorf("%q: envs %q, want %q", c.args, got, c.want)
+		}
+	}
+	for _, cmd := range []string{"run", "bench run"} {
+		c, _, err := rootCmd.Find(strings.Fields(cmd))
+		if err != nil || c.Flags().Lookup("envs") == nil {
+			t.Errorf("actor %s has no --envs: %v", cmd, err)
 		}
 	}
 }

@@ -39,7 +39,7 @@ var runFlags struct {
 	noEval                      bool
 	trace                       bool
 	workers                     int
-	python                      string
+	python, envs                string
 	verbose                     bool
 }
 
@@ -114,7 +114,7 @@ func runBenchmark(cmd *cobra.Command, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "predictions: %s\n", predFile)
 		return nil
 	}
-	return evaluate(ctx, stdout, stderr, predFile, out, tasks)
+	return evaluate(ctx, stdout, stderr, predFile, out, envsFlag(cmd.Flags(), f.envs), tasks)
 }
 
 // pickTasks applies --task and --limit.
@@ -201,15 +201,16 @@ func generateAll(ctx context.Context, r *pipeline.Runner, tasks []*dataset.Task,
 	return nil
 }
 
-// evaluate runs the harness on the predictions.
-func evaluate(ctx context.Context, stdout, stderr io.Writer, predFile, out string, tasks []*dataset.Task) error {
+// evaluate runs the harness on the predictions, each task with its
+// project's environment under envsDir ("": --python for every task).
+func evaluate(ctx context.Context, stdout, stderr io.Writer, predFile, out, envsDir string, tasks []*dataset.Task) error {
 	f := &runFlags
 	ids := make([]string, len(tasks))
 	for i, t := range tasks {
 		ids[i] = t.ID
 	}
 	cfg := bench.Config{Benchmark: f.benchmark, Data: f.data, Repos: f.repos, Predictions: predFile,
-		Out: filepath.Join(out, "eval"), Workers: f.workers, Python: f.python, Tasks: ids,
+		Out: filepath.Join(out, "eval"), Workers: f.workers, Python: f.python, Envs: envsDir, Tasks: ids,
 		Command: "actor " + strings.Join(os.Args[1:], " "), Log: stderr, Bar: isTerminal(os.Stderr)}
 	res, err := bench.Run(ctx, cfg)
 	if err != nil {
@@ -308,7 +309,7 @@ func init() {
 	fs.BoolVar(&f.noEval, "no-eval", false, "generate only; do not run the tests")
 	fs.BoolVar(&f.trace, "trace", false, "append every sample's trace to OUT/traces.jsonl")
 	fs.IntVar(&f.workers, "workers", 0, "tests run at once (default: number of CPUs)")
-	fs.StringVar(&f.python, "python", "python3", "Python interpreter with the test dependencies")
+	registerEnvs(fs, &f.python, &f.envs)
 	fs.BoolVar(&f.verbose, "verbose", false, "show the tensor backend's log")
 	rootCmd.AddCommand(runCmd)
 }
