@@ -77,14 +77,7 @@ func countLines(path string) int {
 // SIGKILL as soon as file has at least lines lines.
 func killActor(t *testing.T, file string, lines int, args ...string) {
 	t.Helper()
-	enc, _ := json.Marshal(args)
-	child := exec.Command(os.Args[0], "-test.run=^TestActorProcess$")
-	child.Env = append(os.Environ(), "ACTOR_TEST_ARGS="+string(enc))
-	var stderr bytes.Buffer
-	child.Stderr = &stderr
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
+	child, stderr := startActor(t, args...)
 	deadline := time.Now().Add(2 * time.Minute)
 	for countLines(file) < lines {
 		if time.Now().After(deadline) {
@@ -99,6 +92,21 @@ func killActor(t *testing.T, file string, lines int, args ...string) {
 	if err := child.Wait(); err == nil {
 		t.Fatal("the child was not killed")
 	}
+}
+
+// startActor starts actor with args in a child process; its stderr goes
+// to the returned buffer, to be read once it has exited.
+func startActor(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	enc, _ := json.Marshal(args)
+	child := exec.Command(os.Args[0], "-test.run=^TestActorProcess$")
+	child.Env = append(os.Environ(), "ACTOR_TEST_ARGS="+string(enc))
+	var stderr bytes.Buffer
+	child.Stderr = &stderr
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return child, &stderr
 }
 
 // TestProbeLabelResumeAfterSIGKILL kills `actor probe label` with SIGKILL

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"actor/bench/dataset"
+	"actor/generate"
+	"actor/models"
+	"actor/pipeline"
+	"actor/queue"
+)
+
+// generateOnQueue is the producer of actor run --queue: the groups go on
+// the queue as items carrying the run's switches and the hashes of its
+// files, and the workers' results are merged as they arrive.
+func generateOnQueue(set *dataset.Set, tasks []*dataset.Task, cfg generate.Config, stderr io.Writer) producer {
+	f := &runFlags
+	return func(ctx context.Context, method string, groups [][]pipeline.Job, done map[string]bool, store func(pipeline.Result) error) error {
+		file, err := models.Resolve(f.model)
+		if err != nil {
+			return err
+		}
+		id, err := queue.Identify(file, f.model, f.Method, set.Files)
+		if err != nil {
+			return err
+		}
+		spec := queue.Spec{Benchmark: f.benchmark, Model: pipeline.ModelLabel(f.model), Method: f.Method, MethodName: method,
+			Config: cfg, ContextLength: f.ctx, Trace: f.trace, Identity: id}
+		ids := make([]string, len(tasks))
+		for i, t := range tasks {
+			ids[i] = t.ID
+		}
+		run := queue.RunID(spec, ids, f.Samples)
+		q, err := queue.Connect(ctx, f.queue, "actor run "+run)
+		if err != nil {
+			return err
+		}
+		defer q.Close()
+		fmt.Fprintf(stderr, "run %s on %s: waiting for 'actor worker --queue %s' processes (model SHA-256 %.12s)\n", run, f.queue, f.queue, id.Model)
+		return q.Coordinate(ctx, run, queue.Items(run, spec, groups), done, func(o queue.Output) error {
+			return store(pipeline.Result{Prediction: o.Prediction, Sample: &o.Sample})
+		}, stderr)
+	}
+}
