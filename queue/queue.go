@@ -24,12 +24,12 @@ import (
 // Stream names and subject prefixes. Items of run R go to
 // actor.items.R, its results to actor.results.R.
 const (
-	ItemStream    = "ACTOR_ITEMS"
-	ResultStream  = "ACTOR_RESULTS"
-	itemPrefix    = "actor.items."
-	resultPrefix  = "actor.results."
-	workerGroup   = "actor-workers"
-	resultMaxAge  = 30 * 24 * time.Hour
+	ItemStream   = "ACTOR_ITEMS"
+	ResultStream = "ACTOR_RESULTS"
+	itemPrefix   = "actor.items."
+	resultPrefix = "actor.results."
+	workerGroup  = "actor-workers"
+	resultMaxAge = 30 * 24 * time.Hour
 )
 
 // Queue is a connection to a JetStream server with the two streams.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -20,7 +21,10 @@ import (
 )
 
 // fakeRun is a run of three tasks × two samples, one item per sample.
-func fakeRun(t *testing.T) (*Queue, []Item) {
+func fakeRun(t testing.TB) (*Queue, []Item) { return fakeTasks(t, 3) }
+
+// fakeTasks is a run of n tasks × two samples, one item per sample.
+func fakeTasks(t testing.TB, n int) (*Queue, []Item) {
 	t.Helper()
 	q, err := Connect(context.Background(), natstest.JetStream(t), "test")
 	if err != nil {
@@ -28,8 +32,8 @@ func fakeRun(t *testing.T) (*Queue, []Item) {
 	}
 	t.Cleanup(q.Close)
 	var jobs []pipeline.Job
-	for _, id := range []string{"1", "2", "3"} {
-		task := &dataset.Task{ID: id}
+	for i := range n {
+		task := &dataset.Task{ID: strconv.Itoa(i + 1)}
 		jobs = append(jobs, pipeline.Job{Task: task, Sample: 0}, pipeline.Job{Task: task, Sample: 1})
 	}
 	spec := Spec{Benchmark: "repoexec", Model: "m", MethodName: "rawprompt"}
@@ -48,7 +52,7 @@ func fakeOutputs(it *Item) []Output {
 }
 
 // workers runs n workers with handler h until the test ends.
-func workers(t *testing.T, q *Queue, n int, h Handler) {
+func workers(t testing.TB, q *Queue, n int, h Handler) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	t.Cleanup(func() { cancel(); wg.Wait() })
