@@ -64,15 +64,20 @@ func (q *Queue) Coordinate(ctx context.Context, run string, items []Item, done m
 	if err := q.enqueue(ctx, run, items, m); err != nil {
 		return err
 	}
+	// A continuous pull: no gap between requests in which a result could
+	// be sent to a request its client has given up on (it would wait out
+	// its ack deadline).
+	it, err := cons.Messages()
+	if err != nil {
+		return err
+	}
+	defer it.Stop()
 	for m.missing() > 0 {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		batch, err := cons.Fetch(32, jetstream.FetchMaxWait(time.Second))
+		msg, err := it.Next(jetstream.NextContext(ctx))
 		if err != nil {
 			return err
 		}
-		if _, err := m.takeAll(ctx, batch); err != nil {
+		if err := m.take(ctx, msg); err != nil {
 			return err
 		}
 	}

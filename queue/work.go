@@ -17,7 +17,7 @@ import (
 type Handler func(ctx context.Context, it *Item) ([]Output, error)
 
 // Work takes items from the queue one at a time and serves them with h
-// until ctx ends (then it returns nil) or an item is refused. A result is
+// until ctx ends (then it returns nil, within 10 s) or an item is refused. A result is
 // published, and stored by the server, before its item is acknowledged;
 // while h runs, the item's ack deadline (ackWait) is pushed back, so only
 // a dead worker's item is delivered again.
@@ -28,7 +28,8 @@ func (q *Queue) Work(ctx context.Context, worker string, ackWait time.Duration, 
 		return fmt.Errorf("queue: work queue: %w", err)
 	}
 	for ctx.Err() == nil {
-		batch, err := cons.Fetch(1, jetstream.FetchMaxWait(time.Second))
+		// One item at a time, so that none waits in a busy worker's buffer.
+		batch, err := cons.Fetch(1, jetstream.FetchMaxWait(10*time.Second))
 		if err != nil {
 			return err
 		}
