@@ -49,6 +49,7 @@ func (q *Queue) serve(ctx context.Context, worker string, msg jetstream.Msg, ack
 		fmt.Fprintf(log, "actor: warning: dropped an unreadable item: %v\n", err)
 		return msg.TermWithReason("unreadable item")
 	}
+	fmt.Fprintf(log, "item %s: generating %d samples\n", it.ID(), len(it.Samples))
 	stop := keepAlive(msg, ackWait/3)
 	outs, err := h(ctx, &it)
 	stop()
@@ -71,8 +72,11 @@ func (q *Queue) serve(ctx context.Context, worker string, msg jetstream.Msg, ack
 		msg.TermWithReason(err.Error())
 		return fmt.Errorf("refused item %s: %w", it.ID(), err)
 	}
-	fmt.Fprintf(log, "item %s: %d samples\n", it.ID(), len(outs))
-	return msg.DoubleAck(ctx)
+	if err := msg.DoubleAck(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintf(log, "item %s: %d samples published\n", it.ID(), len(outs))
+	return nil
 }
 
 // keepAlive tells the server every period that msg is still being worked

@@ -206,19 +206,19 @@ func generateAll(ctx context.Context, r *pipeline.Runner, tasks []*dataset.Task,
 		prog.done(x.Sample)
 		return nil
 	}
-	return produce(ctx, method, pipeline.Groups(jobs, runFlags.BatchSamples), done, store)
+	return produce(ctx, method, jobs, done, store)
 }
 
-// A producer generates groups of jobs (pipeline.Groups) of a method, here
-// or on workers, and passes each sample to store once, as it is done;
-// done holds the prediction keys already stored.
-type producer func(ctx context.Context, method string, groups [][]pipeline.Job, done map[string]bool, store func(pipeline.Result) error) error
+// A producer generates the jobs of a method, here or on workers, and
+// passes each sample to store once, as it is done; done holds the
+// prediction keys already stored.
+type producer func(ctx context.Context, method string, jobs []pipeline.Job, done map[string]bool, store func(pipeline.Result) error) error
 
-// generateHere is the local producer: the runner generates each group in
-// turn.
+// generateHere is the local producer: the runner generates the jobs in
+// turn, a task's samples together as a batch with --batch-samples.
 func generateHere(r *pipeline.Runner) producer {
-	return func(ctx context.Context, _ string, groups [][]pipeline.Job, _ map[string]bool, store func(pipeline.Result) error) error {
-		for _, group := range groups {
+	return func(ctx context.Context, _ string, jobs []pipeline.Job, _ map[string]bool, store func(pipeline.Result) error) error {
+		for _, group := range pipeline.Groups(jobs, runFlags.BatchSamples) {
 			res, err := r.Run(ctx, group)
 			if err != nil {
 				return err

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -38,19 +40,29 @@ func TestRunOnQueue(t *testing.T) {
 	if _, e, c := runActor(t, worker(other)...); c == 0 || !strings.Contains(e, "differ from the run's: data SHA-256") {
 		t.Fatalf("a worker with other task files: exit %d, %s", c, e)
 	}
-	var workers []*os.Process
-	for range 3 {
-		w, _ := startActor(t, worker(data)...)
-		workers = append(workers, w.Process)
-		t.Cleanup(func() { w.Process.Kill(); w.Wait() })
+	// Three workers, their logs in files the test reads while they run.
+	logs := make([]string, 3)
+	procs := make([]*os.Process, 3)
+	for i := range procs {
+		logs[i] = filepath.Join(t.TempDir(), "worker.log")
+		procs[i] = startLogged(t, logs[i], worker(data)...)
 	}
+	// Kill the first worker seen generating an item it has not published.
 	file := filepath.Join(queued, "predictions.jsonl")
-	for deadline := time.Now().Add(2 * time.Minute); countLines(file) < 3; time.Sleep(5 * time.Millisecond) {
+	killed := -1
+	for deadline := time.Now().Add(2 * time.Minute); killed < 0; time.Sleep(2 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatal("no results in time")
+			t.Fatal("no worker took an item in time")
+		}
+		for i, l := range logs {
+			b, _ := os.ReadFile(l)
+			if strings.Count(string(b), "generating") > strings.Count(string(b), "published") {
+				killed = i
+				break
+			}
 		}
 	}
-	if err := workers[0].Signal(syscall.SIGKILL); err != nil {
+	if err := procs[killed].Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	killedAt := countLines(file)
@@ -66,7 +78,8 @@ func TestRunOnQueue(t *testing.T) {
 		coord.Process.Kill()
 		t.Fatal("the coordinator did not finish")
 	}
-	t.Logf("worker killed after %d of %d samples", killedAt, 2*n)
+	log, _ := os.ReadFile(logs[killed])
+	t.Logf("worker killed mid-item after %d of %d samples were stored:\n%s", killedAt, 2*n, log)
 	if killedAt >= 2*n {
 		t.Errorf("the run finished before the worker was killed")
 	}
@@ -87,4 +100,24 @@ func TestRunOnQueue(t *testing.T) {
 			t.Errorf("task %s sample %d: %q on the queue, %q locally", p.TaskID, p.Sample, p.Code, c)
 		}
 	}
+}
+
+// startLogged starts actor with args in a child process writing its
+// stderr to the file log; the child is killed when the test ends.
+func startLogged(t *testing.T, log string, args ...string) *os.Process {
+	t.Helper()
+	f, err := os.Create(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	enc, _ := json.Marshal(args)
+	child := exec.Command(os.Args[0], "-test.run=^TestActorProcess$")
+	child.Env = append(os.Environ(), "ACTOR_TEST_ARGS="+string(enc))
+	child.Stderr = f
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { child.Process.Kill(); child.Wait() })
+	return child.Process
 }
