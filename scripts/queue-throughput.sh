@@ -3,12 +3,13 @@
 # this machine through a local NATS JetStream server (BENCHMARKS.md, "Runs
 # across machines"). Usage, from the repository root:
 #   scripts/queue-throughput.sh DATA REPOS [MODEL] [TASKS] [SAMPLES] [TOKENS]
-# DATA and REPOS as for actor run; rawprompt, one thread per worker.
+# DATA and REPOS as for actor run; rawprompt, one thread per worker. KEEP=1
+# keeps the scratch folder (runs, logs).
 set -euo pipefail
 data=$1 repos=$2 model=${3:-smollm2-135m} tasks=${4:-6} n=${5:-2} tokens=${6:-64}
 tmp=$(mktemp -d)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$tmp"; }
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; [ -n "${KEEP:-}" ] || rm -rf "$tmp"; }
 trap cleanup EXIT
 go build -o "$tmp/nats-server" github.com/nats-io/nats-server/v2
 go build -o "$tmp/actor" ./cmd/actor
@@ -16,6 +17,7 @@ go build -o "$tmp/actor" ./cmd/actor
 pids+=($!)
 sleep 1
 url=nats://127.0.0.1:14222
+echo "scratch: $tmp"
 for w in 1 2 3; do
   workers=()
   for i in $(seq "$w"); do
