@@ -93,6 +93,19 @@ func (m *Method) usesProbe() bool {
 	return m.Method == generate.MethodACToR && !m.NoInference && m.Entropy == 0
 }
 
+// ProbeFile is the probe file the method loads for model: Probe, or the
+// model's shipped probe; "" when the method has no probe. A queue worker
+// hashes it to check that it runs a run's probe.
+func (m *Method) ProbeFile(model string) (string, error) {
+	switch {
+	case !m.usesProbe():
+		return "", nil
+	case m.Probe != "":
+		return m.Probe, nil
+	}
+	return ShippedProbe(model)
+}
+
 // usesEncoder reports whether the method retrieves densely.
 func (m *Method) usesEncoder() bool {
 	return m.Method == generate.MethodRawRAG || m.Method == generate.MethodRLCoder || m.Method == generate.MethodACToR

@@ -98,13 +98,9 @@ func (p *Pipeline) open() error {
 	if m.KVReuse {
 		p.Dec.Blocks, p.Dec.ReuseTail, p.Dec.CheckReuse = generate.NewBlockStore(0), m.KVReuseTail, m.KVReuseCheck
 	}
-	if m.usesProbe() {
-		file := m.Probe
-		if file == "" {
-			if file, err = ShippedProbe(p.ModelName); err != nil {
-				return err
-			}
-		}
+	if file, err := m.ProbeFile(p.ModelName); err != nil {
+		return err
+	} else if file != "" {
 		if p.Probe, err = probe.LoadFor(file, ProbeModelInfo(p.Model, p.Tok)); err != nil {
 			return err
 		}

@@ -41,6 +41,7 @@ var runFlags struct {
 	workers                     int
 	python, envs                string
 	verbose                     bool
+	queue                       string
 }
 
 // runCmd generates for every task of a benchmark and evaluates.
@@ -58,7 +59,14 @@ sample's trace goes to OUT/traces.jsonl.
 
 Then the harness tests the predictions (as 'actor bench run' does) into
 OUT/eval: pass@1/3/5 and the time table in OUT/eval/summary.md. --no-eval
-stops after generating.`,
+stops after generating.
+
+With --queue nats://HOST:4222, the samples are put on that NATS JetStream
+server's work queue instead, and 'actor worker' processes on any machines
+generate them; this command merges their results into the same files as
+they arrive (each sample once) and then tests them. Killed and started
+again, it merges what the workers published meanwhile and queues only the
+samples still missing.`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, args []string) error {
 		return runBenchmark(cmd, cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -104,7 +112,12 @@ func runBenchmark(cmd *cobra.Command, stdout, stderr io.Writer) error {
 	predFile := filepath.Join(out, "predictions.jsonl")
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := generateAll(ctx, pl.Runner(f.repos), tasks, predFile, out, stderr); err != nil {
+	r := pl.Runner(f.repos)
+	produce := generateHere(r)
+	if f.queue != "" {
+		produce = generateOnQueue(set, tasks, cfg, stderr)
+	}
+	if err := generateAll(ctx, r, tasks, predFile, out, stderr, produce); err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted: finished samples are saved in %s; run the same command to continue", predFile)
 		}
@@ -142,10 +155,10 @@ func pickTasks(set *dataset.Set, ids []string, limit int) ([]*dataset.Task, erro
 	return out, nil
 }
 
-// generateAll generates the samples of the tasks not yet in predFile,
-// appending each to it (and its trace to OUT/traces.jsonl with --trace) as
-// it is done.
-func generateAll(ctx context.Context, r *pipeline.Runner, tasks []*dataset.Task, predFile, out string, stderr io.Writer) error {
+// generateAll generates the samples of the tasks not yet in predFile with
+// produce, appending each to it (and its trace to OUT/traces.jsonl with
+// --trace) as it is done.
+func generateAll(ctx context.Context, r *pipeline.Runner, tasks []*dataset.Task, predFile, out string, stderr io.Writer, produce producer) error {
 	done, err := predictions.Done(predFile)
 	if err != nil {
 		return err
@@ -181,24 +194,43 @@ func generateAll(ctx context.Context, r *pipeline.Runner, tasks []*dataset.Task,
 	}
 	prog := newGenProgress(stderr, isTerminal(os.Stderr), len(jobs))
 	defer prog.finish()
-	for _, group := range pipeline.Groups(jobs, runFlags.BatchSamples) {
-		res, err := r.Run(ctx, group)
-		if err != nil {
+	store := func(x pipeline.Result) error {
+		if err := w.Write(x.Prediction); err != nil {
 			return err
 		}
-		for _, x := range res {
-			if err := w.Write(x.Prediction); err != nil {
+		if trace != nil {
+			if err := trace.Write(&x.Sample.Trace); err != nil {
 				return err
 			}
-			if trace != nil {
-				if err := trace.Write(&x.Sample.Trace); err != nil {
+		}
+		prog.done(x.Sample)
+		return nil
+	}
+	return produce(ctx, method, jobs, done, store)
+}
+
+// A producer generates the jobs of a method, here or on workers, and
+// passes each sample to store once, as it is done; done holds the
+// prediction keys already stored.
+type producer func(ctx context.Context, method string, jobs []pipeline.Job, done map[string]bool, store func(pipeline.Result) error) error
+
+// generateHere is the local producer: the runner generates the jobs in
+// turn, a task's samples together as a batch with --batch-samples.
+func generateHere(r *pipeline.Runner) producer {
+	return func(ctx context.Context, _ string, jobs []pipeline.Job, _ map[string]bool, store func(pipeline.Result) error) error {
+		for _, group := range pipeline.Groups(jobs, runFlags.BatchSamples) {
+			res, err := r.Run(ctx, group)
+			if err != nil {
+				return err
+			}
+			for _, x := range res {
+				if err := store(x); err != nil {
 					return err
 				}
 			}
-			prog.done(x.Sample)
 		}
+		return nil
 	}
-	return nil
 }
 
 // evaluate runs the harness on the predictions, each task with its
@@ -311,5 +343,6 @@ func init() {
 	fs.IntVar(&f.workers, "workers", 0, "tests run at once (default: number of CPUs)")
 	registerEnvs(fs, &f.python, &f.envs)
 	fs.BoolVar(&f.verbose, "verbose", false, "show the tensor backend's log")
+	fs.StringVar(&f.queue, "queue", "", "NATS JetStream server (nats://HOST:4222): put the samples on its work queue for 'actor worker' processes and merge their results")
 	rootCmd.AddCommand(runCmd)
 }

@@ -71,10 +71,20 @@ func TestRunResumeAfterSIGKILL(t *testing.T) {
 // SIGKILL as soon as file has at least lines lines.
 func killActor(t *testing.T, file string, lines int, args ...string) {
 	t.Helper()
-	enc, _ := json.Marshal(args)
-	child := exec.Command(os.Args[0], "-test.run=^TestActorProcess$")
-	child.Env = append(os.Environ(), "ACTOR_TEST_ARGS="+string(enc))
-	testsupport.KillWhen(t, child, file, lines)
+	testsupport.KillWhen(t, actorCmd(args...), file, lines)
+}
+
+// startActor starts actor with args in a child process; its stderr goes
+// to the returned buffer, to be read once it has exited.
+func startActor(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	child := actorCmd(args...)
+	var stderr bytes.Buffer
+	child.Stderr = &stderr
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return child, &stderr
 }
 
 // TestProbeLabelResumeAfterSIGKILL kills `actor probe label` with SIGKILL
@@ -140,4 +150,13 @@ func TestProbeLabelResumeAfterSIGKILL(t *testing.T) {
 	if len(seen) != n {
 		t.Errorf("%d functions labelled, want %d", len(seen), n)
 	}
+}
+
+// actorCmd is actor with args as a child process (this test binary, run as
+// TestActorProcess), not yet started.
+func actorCmd(args ...string) *exec.Cmd {
+	enc, _ := json.Marshal(args)
+	child := exec.Command(os.Args[0], "-test.run=^TestActorProcess$")
+	child.Env = append(os.Environ(), "ACTOR_TEST_ARGS="+string(enc))
+	return child
 }

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"actor/bench/dataset"
+	"actor/generate"
+	"actor/models"
+	"actor/pipeline"
+	"actor/queue"
+)
+
+// generateOnQueue is the producer of actor run --queue: each task's
+// pending samples go on the queue as one item carrying the run's switches
+// and the hashes of its files, and the workers' results are merged as they
+// arrive. A worker generates an item's samples one after the other (or as
+// a batch with --batch-samples), as a local run does: a sample's decoding
+// can depend on what the decoder's cache holds from the task's previous
+// sample.
+func generateOnQueue(set *dataset.Set, tasks []*dataset.Task, cfg generate.Config, stderr io.Writer) producer {
+	f := &runFlags
+	return func(ctx context.Context, method string, jobs []pipeline.Job, done map[string]bool, store func(pipeline.Result) error) error {
+		file, err := models.Resolve(f.model)
+		if err != nil {
+			return err
+		}
+		id, err := queue.Identify(file, f.model, f.Method, set.Files)
+		if err != nil {
+			return err
+		}
+		spec := queue.Spec{Benchmark: f.benchmark, Model: pipeline.ModelLabel(f.model), Method: f.Method, MethodName: method,
+			Config: cfg, ContextLength: f.ctx, Trace: f.trace, Identity: id}
+		ids := make([]string, len(tasks))
+		for i, t := range tasks {
+			ids[i] = t.ID
+		}
+		run := queue.RunID(spec, ids, f.Samples)
+		q, err := queue.Connect(ctx, f.queue, "actor run "+run)
+		if err != nil {
+			return err
+		}
+		defer q.Close()
+		fmt.Fprintf(stderr, "run %s on %s: waiting for 'actor worker --queue %s' processes (model SHA-256 %.12s)\n", run, f.queue, f.queue, id.Model)
+		return q.Coordinate(ctx, run, queue.Items(run, spec, pipeline.Groups(jobs, true)), done, func(o queue.Output) error {
+			return store(pipeline.Result{Prediction: o.Prediction, Sample: &o.Sample})
+		}, stderr)
+	}
+}
