@@ -17,9 +17,11 @@ import (
 // imageChecks is a test program that passes only in a run laid out as the
 // benchmark's image: root, HOME=/root (writable), /tmp the temporary
 // folder, the project at /package as the working directory, the sources at
-// /input and the expected outputs at /output, PYTHONHASHSEED=0, and a
-// folder at / that the run may create, as root in a container can.
-const imageChecks = `import os, sys, tempfile, pickle, getpass
+// /input and the expected outputs at /output, PYTHONHASHSEED=0, the
+// image's /etc/mime.types (Debian bullseye's: .js is
+// application/javascript, .7z known), and a folder at / that the run may
+// create, as root in a container can.
+const imageChecks = `import os, sys, tempfile, pickle, getpass, mimetypes
 sys.path.insert(1, "/input/test-apps/calc")
 from calc.ops import add  # noqa: autoimport
 
@@ -33,20 +35,26 @@ def test_0():
     with open("/output/test-apps+calc/test_output/calc+ops/add/test_1", "rb") as f:
         assert add(-4, 7) == pickle.load(f)
     assert os.environ["PYTHONHASHSEED"] == "0"
+    assert mimetypes.guess_type("a.js")[0] == "application/javascript"
+    assert mimetypes.guess_type("a.7z")[0] == "application/x-7z-compressed"
     os.makedirs("/Users/someone")
 `
 
 // TestImageLayout runs a task whose test checks the image's layout, with an
-// interpreter the sandbox users can reach (a project environment made by
-// actor bench setup). It skips where there is none, or where the sandbox
+// interpreter the sandbox users can reach and the image's system files (a
+// project environment and the files made by actor bench setup). It skips
+// where there are none, or where the sandbox
 // cannot give runs a root of their own (not root, no user namespaces).
 func TestImageLayout(t *testing.T) {
 	py, ok := envs.Interpreter(envs.DefaultDir(), "test-apps/python-string-utils")
+	if _, sys := envs.SystemFileIn(envs.DefaultDir(), envs.SystemFiles[0]); !sys {
+		ok = false
+	}
 	if !ok {
 		if os.Getenv("ACTOR_REQUIRE_REPOEXEC_DEV") == "1" {
-			t.Fatalf("no environment for python-string-utils in %s", envs.DefaultDir())
+			t.Fatalf("no environment for python-string-utils or image files in %s", envs.DefaultDir())
 		}
-		t.Skipf("no environment for python-string-utils in %s (actor bench setup)", envs.DefaultDir())
+		t.Skipf("no environment for python-string-utils or image files in %s (actor bench setup)", envs.DefaultDir())
 	}
 	info, err := resolvePython(py)
 	if err != nil {
@@ -73,7 +81,7 @@ func TestImageLayout(t *testing.T) {
 	}
 	var log bytes.Buffer
 	out, err := Run(context.Background(), Config{Benchmark: dataset.RepoExec, Data: f.data, Repos: f.repos, Gold: true,
-		Out: f.out, Python: py, Workers: 1, Log: &log})
+		Out: f.out, Python: py, Envs: envs.DefaultDir(), Workers: 1, Log: &log})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}

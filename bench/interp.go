@@ -2,11 +2,13 @@ package bench
 
 import (
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 
 	"actor/bench/dataset"
 	"actor/bench/envs"
+	"actor/bench/sandbox"
 )
 
 // choosePythons picks every task's interpreter: its project's environment
@@ -64,4 +66,28 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// systemBinds returns the binds of the benchmark image's system files that
+// actor bench setup put under cfg.Envs, warning about each that cannot be
+// bound: not set up (the runs then see this machine's file), or a path this
+// machine has no file at (the runs then have none).
+func (r *runner) systemBinds() []sandbox.Bind {
+	if r.cfg.Envs == "" {
+		return nil
+	}
+	var out []sandbox.Bind
+	for _, f := range envs.SystemFiles {
+		p, ok := envs.SystemFileIn(r.cfg.Envs, f)
+		if !ok {
+			fmt.Fprintf(r.cfg.Log, "warning: no copy of the benchmark image's %s in %s (run actor bench setup): the runs see this machine's\n", f.Path, r.cfg.Envs)
+			continue
+		}
+		if st, err := os.Stat(f.Path); err != nil || !st.Mode().IsRegular() {
+			fmt.Fprintf(r.cfg.Log, "warning: this machine has no file %s to put the benchmark image's over: the runs have none\n", f.Path)
+			continue
+		}
+		out = append(out, sandbox.Bind{Source: p, Target: f.Path})
+	}
+	return out
 }

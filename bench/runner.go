@@ -94,6 +94,9 @@ type runner struct {
 	// image: RepoExec runs get a root of their own laid out as the
 	// benchmark's image (/input, /output, /package, /root, /tmp).
 	image bool
+	// system binds the benchmark image's system files (envs.SystemFiles)
+	// over the machine's in image runs.
+	system []sandbox.Bind
 }
 
 // Run evaluates cfg's samples and writes the results folder.
@@ -179,6 +182,9 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	}
 	r.wsInTmp = r.workRoot == "/tmp" || strings.HasPrefix(r.workRoot, "/tmp/")
 	r.image = r.box.Isolation().Mounts && !r.wsInTmp
+	if r.image {
+		r.system = r.systemBinds()
+	}
 	if !cfg.Keep {
 		defer os.RemoveAll(r.workRoot)
 	}

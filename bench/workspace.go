@@ -118,6 +118,7 @@ func (r *runner) prepareProgram(ws string, t *dataset.Task, root, fn string) (*p
 			{Source: filepath.Join(ws, "home"), Target: "/root"},
 			{Source: filepath.Join(ws, "tmp"), Target: "/tmp"},
 		}
+		p.binds = append(p.binds, r.system...)
 		if err := os.MkdirAll(filepath.Join(ws, "output"), 0o755); err != nil {
 			return nil, err
 		}

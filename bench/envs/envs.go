@@ -2,10 +2,12 @@
 // benchmarks' projects: one virtual environment per RepoExec project, built
 // from a lock file committed here (repoexec/<name>.lock, compiled from
 // repoexec/<name>.in: the project's package.txt pins, as the benchmark's
-// image installs them, less the pins that cannot install, plus the packages
-// the test programs import), resolved as the packages stood when the
-// benchmark's sources were taken (CutOff) for the benchmark image's Python
-// version. The harness runs each task with its project's environment.
+// image installs them, less the pins that cannot install, together
+// with the image's own packages, repoexec/image.txt), resolved as the
+// packages stood when the benchmark's sources were taken (CutOff) for the
+// benchmark image's Python version; and the image's system files that tests
+// read (SystemFiles). The harness runs each task with its project's
+// environment.
 package envs
 
 import (

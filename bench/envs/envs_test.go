@@ -1,7 +1,12 @@
 package envs
 
 import (
+	"archive/tar"
 	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,6 +14,8 @@ import (
 	"testing"
 
 	"actor/internal/testsupport"
+
+	"github.com/ulikunitz/xz"
 )
 
 func TestName(t *testing.T) {
@@ -47,12 +54,28 @@ func normalize(name string) string {
 }
 
 // TestLocks checks the built-in specs: one per RepoExec project, each with
-// a lock that pins every package of its .in at the .in's version, every
-// pin with its hashes, resolved with the settings of CompileArgs.
+// a lock that pins every package of its .in at the .in's version and every
+// package of the image's (ImageFile), every pin with its hashes, resolved
+// with the settings of CompileArgs.
 func TestLocks(t *testing.T) {
 	specs, err := Specs()
 	if err != nil {
 		t.Fatal(err)
+	}
+	b, err := embedded.ReadFile(SpecDir + "/" + ImageFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var image []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			image = append(image, l)
+		}
+	}
+	for _, want := range []string{"pytest", "numpy", "timeout_decorator", "pandas", "datasets", "pip", "wheel"} {
+		if !contains(image, want) {
+			t.Errorf("%s lacks %s", ImageFile, want)
+		}
 	}
 	if len(specs) != 23 {
 		t.Fatalf("%d specs, want 23 (the RepoExec projects with tasks)", len(specs))
@@ -84,9 +107,9 @@ func TestLocks(t *testing.T) {
 				t.Errorf("%s: requirement %s locked as %q", s.Name, r, got)
 			}
 		}
-		for _, want := range []string{"pytest", "numpy", "timeout-decorator"} {
-			if locked[want] == "" {
-				t.Errorf("%s: %s not locked", s.Name, want)
+		for _, want := range image {
+			if locked[normalize(want)] == "" {
+				t.Errorf("%s: %s (the image's, %s) not locked", s.Name, want, ImageFile)
 			}
 		}
 	}
@@ -173,5 +196,62 @@ func TestInterpreterNeedsAFinishedEnvironment(t *testing.T) {
 	}
 	if !reachable("/") || reachable(filepath.Join(dir, "missing")) {
 		t.Error("reachable")
+	}
+}
+
+// TestSystemFileFromDeb extracts a file from a .deb made here (ar archive,
+// data.tar.xz), checking the package's hash first.
+func TestSystemFileFromDeb(t *testing.T) {
+	var tb bytes.Buffer
+	xw, err := xz.NewWriter(&tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw := tar.NewWriter(xw)
+	for name, body := range map[string]string{"./etc/": "", "./etc/mime.types": "application/javascript\tjs\n"} {
+		h := &tar.Header{Name: name, Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg}
+		if body == "" {
+			h.Typeflag, h.Mode = tar.TypeDir, 0o755
+		}
+		tw.WriteHeader(h)
+		tw.Write([]byte(body))
+	}
+	tw.Close()
+	xw.Close()
+	var deb bytes.Buffer
+	deb.WriteString("!<arch>\n")
+	for _, m := range []struct {
+		name string
+		body []byte
+	}{{"debian-binary", []byte("2.0\n")}, {"control.tar.xz", []byte("odd")}, {"data.tar.xz", tb.Bytes()}} {
+		fmt.Fprintf(&deb, "%-16s%-12s%-6s%-6s%-8s%-10d`\n", m.name, "0", "0", "0", "100644", len(m.body))
+		deb.Write(m.body)
+		if len(m.body)%2 == 1 {
+			deb.WriteByte('\n')
+		}
+	}
+	sum := sha256.Sum256(deb.Bytes())
+	f := SystemFile{Path: "/etc/mime.types", Deb: "x.deb", DebSHA256: hex.EncodeToString(sum[:]), Member: "./etc/mime.types"}
+	if b, err := debMember(deb.Bytes(), f); err != nil || string(b) != "application/javascript\tjs\n" {
+		t.Fatalf("debMember = %q, %v", b, err)
+	}
+	bad := f
+	bad.DebSHA256 = strings.Repeat("0", 64)
+	if _, err := debMember(deb.Bytes(), bad); err == nil || !strings.Contains(err.Error(), "x.deb: SHA-256") {
+		t.Errorf("a package with another hash: %v", err)
+	}
+	missing := f
+	missing.Member = "./etc/other"
+	if _, err := debMember(deb.Bytes(), missing); err == nil || err.Error() != "x.deb: no ./etc/other in data.tar.xz" {
+		t.Errorf("a missing member: %v", err)
+	}
+	dir := t.TempDir()
+	if _, ok := SystemFileIn(dir, f); ok {
+		t.Error("a system file found before setup put it there")
+	}
+	os.MkdirAll(filepath.Join(dir, systemDir, "etc"), 0o755)
+	os.WriteFile(filepath.Join(dir, systemDir, "etc", "mime.types"), nil, 0o644)
+	if p, ok := SystemFileIn(dir, f); !ok || p != filepath.Join(dir, systemDir, "etc", "mime.types") {
+		t.Errorf("SystemFileIn = %s %v", p, ok)
 	}
 }

@@ -22,12 +22,17 @@ type LockConfig struct {
 	Log io.Writer
 }
 
-// CompileArgs are uv's arguments that resolve a .in file as the benchmark's
-// sources stood: Python PythonVersion on Platform, nothing newer than
-// CutOff, every artifact's hash recorded.
+// ImageFile, in the spec folder, lists the benchmark image's own packages
+// (its Dockerfile's pip installs), which every environment holds beside
+// its project's pins, as the image does.
+const ImageFile = "image.txt"
+
+// CompileArgs are uv's arguments that resolve a .in file together with
+// ImageFile as the benchmark's sources stood: Python PythonVersion on
+// Platform, nothing newer than CutOff, every artifact's hash recorded.
 func CompileArgs(in, out string) []string {
 	return []string{"pip", "compile", "--quiet", "--python-version", PythonVersion, "--python-platform", Platform,
-		"--exclude-newer", CutOff, "--generate-hashes", "--custom-compile-command", "actor bench lock", in, "-o", out}
+		"--exclude-newer", CutOff, "--generate-hashes", "--custom-compile-command", "actor bench lock", ImageFile, in, "-o", out}
 }
 
 // Lock compiles the .in files of cfg.SpecDir into lock files. It returns

@@ -75,6 +75,9 @@ func Setup(ctx context.Context, cfg SetupConfig) (*SetupResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := fetchSystemFiles(ctx, dir, cfg.Log); err != nil {
+		return nil, err
+	}
 	base, err := findBase(ctx, cfg.Python)
 	if err != nil {
 		return nil, err

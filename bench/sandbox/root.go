@@ -54,8 +54,8 @@ func ownRoot(plan mountPlan) error {
 	}
 	for _, b := range plan.Binds {
 		dst := filepath.Join(root, b.Target)
-		if err := os.MkdirAll(dst, 0o755); err != nil {
-			return fmt.Errorf("make %s: %v", b.Target, err)
+		if err := bindTarget(b, dst); err != nil {
+			return err
 		}
 		if err := unix.Mount(b.Source, dst, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 			return fmt.Errorf("bind %s over %s: %v", b.Source, b.Target, err)
@@ -69,4 +69,24 @@ func ownRoot(plan mountPlan) error {
 		dir = "/"
 	}
 	return unix.Chdir(dir)
+}
+
+// bindTarget makes the mount point of b at dst: a folder's target is made
+// as needed; a file's target must be a file already there (a file made in
+// a folder bound from the machine would be made on the machine).
+func bindTarget(b Bind, dst string) error {
+	src, err := os.Stat(b.Source)
+	if err != nil {
+		return fmt.Errorf("bind %s: %v", b.Source, err)
+	}
+	if src.IsDir() {
+		if err := os.MkdirAll(dst, 0o755); err != nil {
+			return fmt.Errorf("make %s: %v", b.Target, err)
+		}
+		return nil
+	}
+	if st, err := os.Stat(dst); err != nil || st.IsDir() {
+		return fmt.Errorf("bind %s over %s: the run's root has no file there", b.Source, b.Target)
+	}
+	return nil
 }

