@@ -101,7 +101,6 @@ func runServe(cmd *cobra.Command, stderr io.Writer) error {
 	return nil
 }
 
-
 func init() {
 	f := &serveFlags
 	fs := serveCmd.Flags()
