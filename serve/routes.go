@@ -25,7 +25,7 @@ func (s *Server) routes() {
 	api("/v1/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &apiError{http.StatusNotFound, "not_found_error", fmt.Sprintf("no endpoint %s %s", r.Method, r.URL.Path)})
 	})
-	m.Handle("GET /", webHandler())
+	m.Handle("/", webHandler())
 	s.mux = m
 }
 

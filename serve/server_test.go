@@ -344,7 +344,7 @@ func TestDisconnectCancels(t *testing.T) {
 	p, repo := openTiny(t, 10)
 	s, ts := newServer(t, p, Config{Repos: []string{repo}})
 	prompt := "def add(a, b):\n"
-	max := s.sess.Capacity() - len(p.Tok.Encode(prompt, true)) - 1
+	max := 200 // the tiny model's greedy continuation ends after 220 tokens
 	body := `{"prompt":` + quote(prompt) + `,"temperature":0,"max_tokens":` + itoa(max)
 	code, b := call(t, "POST", ts.URL+"/v1/completions", body+"}")
 	if code != 200 || !strings.Contains(string(b), `"finish_reason":"length"`) {

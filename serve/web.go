@@ -19,6 +19,10 @@ func webHandler() http.Handler {
 	}
 	files := http.FileServerFS(sub)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			writeError(w, &apiError{http.StatusMethodNotAllowed, "invalid_request_error", "the page is read with GET"})
+			return
+		}
 		h := w.Header()
 		h.Set("Content-Security-Policy", "default-src 'self'; style-src 'self'; img-src 'self' data:")
 		h.Set("X-Content-Type-Options", "nosniff")
