@@ -6,12 +6,14 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"actor/engine"
 	"actor/generate"
@@ -390,5 +392,50 @@ func TestReindex(t *testing.T) {
 	}
 	if _, b := call(t, "GET", ts.URL+"/v1/repos/repo/functions", ""); !strings.Contains(string(b), `"name":"triple"`) {
 		t.Errorf("after reindex: %s", b)
+	}
+}
+
+// Shutdown answers a waiting request 503 and lets the running one finish.
+func TestGracefulShutdown(t *testing.T) {
+	p, repo := openTiny(t, 10)
+	s, err := New(context.Background(), p, Config{Repos: []string{repo}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.ListenAndServe(ctx, l, 10*time.Second) }()
+	release, e := s.acquire(context.Background()) // a running request
+	if e != nil {
+		t.Fatal(e)
+	}
+	waiting := make(chan int, 1)
+	go func() {
+		resp, err := http.Post("http://"+l.Addr().String()+"/v1/completions", "application/json", strings.NewReader(`{"prompt":"a","max_tokens":2}`))
+		if err != nil {
+			waiting <- 0
+			return
+		}
+		resp.Body.Close()
+		waiting <- resp.StatusCode
+	}()
+	for len(s.slots) < 2 { // the request is in the queue
+		time.Sleep(time.Millisecond)
+	}
+	stop()
+	if code := <-waiting; code != 503 {
+		t.Errorf("waiting request: %d, want 503", code)
+	}
+	release()
+	if err := <-served; err != nil {
+		t.Errorf("shutdown: %v", err)
+	}
+	if _, err := net.Dial("tcp", l.Addr().String()); err == nil {
+		t.Error("the server still accepts connections")
 	}
 }
