@@ -44,7 +44,7 @@ func artifacts(t *testing.T) string {
 // The page in a real headless Chromium: it loads the repository's
 // functions, streams a generation whose critical tokens are highlighted,
 // opens a critical token's blocks on a click, and streams a plain
-// completion.
+// completion, and shows a run's samples and a failed sample's trace.
 func TestPageInChromium(t *testing.T) {
 	bin := chromium()
 	if bin == "" {
@@ -55,7 +55,7 @@ func TestPageInChromium(t *testing.T) {
 		t.Skipf("%s; %s=1 makes this a failure", msg, RequireChromium)
 	}
 	p, repo := openTiny(t, 10)
-	_, ts := newServer(t, p, Config{Repos: []string{repo}})
+	_, ts := newServer(t, p, Config{Repos: []string{repo}, Runs: writeRun(t)})
 	out := artifacts(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.WindowSize(1400, 900))
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
@@ -114,6 +114,17 @@ func TestPageInChromium(t *testing.T) {
 		chromedp.Poll[chromedp.Void](`document.getElementById("status").textContent.startsWith("done")`))
 	status, completion := text(`#status`), text(`#samples-out`)
 	shot("4-completion.png")
+	do("a run's samples and a failed sample's trace",
+		chromedp.Click(chromedp.CSS(`#tab-runs`)),
+		chromedp.WaitReady(chromedp.CSS(`#run option`)),
+		chromedp.Click(chromedp.CSS(`#open-run`)),
+		chromedp.WaitVisible(chromedp.CSS(`table.run tr.fail`)),
+		chromedp.Click(chromedp.CSS(`table.run tr.fail`)),
+		chromedp.WaitVisible(chromedp.CSS(`#trace-view .tok.critical.changed`)),
+		chromedp.Click(chromedp.CSS(`#trace-view .tok.critical`)),
+		chromedp.WaitVisible(chromedp.CSS(`#detail .block.new`)))
+	trace := text(`#trace-view`)
+	shot("5-run.png")
 	if !strings.Contains(functions, "app.py:1") || strings.Contains(functions, "secret") {
 		t.Errorf("function list %q", functions)
 	}
@@ -122,6 +133,9 @@ func TestPageInChromium(t *testing.T) {
 	}
 	if !strings.HasPrefix(completion, "def fibonacci(n):") || !strings.HasPrefix(status, "done") {
 		t.Errorf("completion %q, status %q", completion, status)
+	}
+	if !strings.Contains(trace, "AssertionError: assert 2 == 1") || !strings.Contains(trace, "return y x") {
+		t.Errorf("trace view %q", trace)
 	}
 	t.Logf("screenshots in %s", out)
 }

@@ -22,6 +22,7 @@ func (s *Server) routes() {
 	api("GET /v1/repos", s.listRepos)
 	api("GET /v1/repos/{name}/functions", s.functions)
 	api("POST /v1/repos/{name}/reindex", s.reindex)
+	api("GET /v1/runs", s.runs)
 	api("/v1/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &apiError{http.StatusNotFound, "not_found_error", fmt.Sprintf("no endpoint %s %s", r.Method, r.URL.Path)})
 	})
@@ -77,13 +78,13 @@ func (r *statusRecorder) Flush() {
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
 // info tells the page what the server has: the model, the methods it can
-// run and its default, and the repositories.
+// run and its default, the repositories, and whether runs can be browsed.
 func (s *Server) info(w http.ResponseWriter, r *http.Request) {
 	methods := slices.DeleteFunc(slices.Clone(generate.Methods), func(m string) bool {
 		return m == generate.MethodACToR && s.p.Probe == nil && !s.p.Method.NoInference && s.p.Method.Entropy == 0
 	})
 	writeJSON(w, http.StatusOK, map[string]any{"model": s.modelName(), "method": s.p.Method.Method, "methods": methods,
-		"probe": s.p.Probe != nil, "dense": s.p.Enc != nil, "repos": s.repos.names})
+		"probe": s.p.Probe != nil, "dense": s.p.Enc != nil, "repos": s.repos.names, "runs": s.cfg.Runs != ""})
 }
 
 // repoInfo describes a served repository.

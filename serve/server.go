@@ -28,6 +28,9 @@ type Config struct {
 	// Repos are the repository folders it generates in, named by their
 	// base names.
 	Repos []string
+	// Runs is a folder of benchmark run folders (actor run's OUT) the page
+	// may browse ("": none).
+	Runs string
 	// Token, when set, is required as "Authorization: Bearer TOKEN" on
 	// every API request (CheckAddr requires one off loopback).
 	Token string

@@ -439,3 +439,48 @@ func TestGracefulShutdown(t *testing.T) {
 		t.Error("the server still accepts connections")
 	}
 }
+
+// writeRun writes a run folder as actor run leaves it (under
+// ROOT/bench/actor): two samples, one passed and one failed, and the
+// failed one's trace with a critical token that changed the context.
+func writeRun(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	tr := generate.Trace{Task: "7", Sample: 1, Method: "actor", Attempts: []generate.Attempt{{Stage: "generate", Stop: "rule",
+		Events: []generate.TokenEvent{{ID: 1, Text: "    return"}, {ID: 2, Text: " x", P: []float32{0.9, 0.8}, Critical: true, Changed: true,
+			Before: []generate.Block{{Path: "a.py", Start: 1, End: 2}}, After: []generate.Block{{Path: "b.py", Start: 3, End: 4}},
+			Dropped: &generate.TokenRef{ID: 3, Text: " y"}}}}}}
+	trace, _ := json.Marshal(tr)
+	testsupport.WriteTree(t, root, map[string]string{
+		"bench/actor/predictions.jsonl": `{"task_id":"7","sample":0,"code":"    return 1\n","method":"actor","model":"m"}` + "\n" +
+			`{"task_id":"7","sample":1,"code":"    return x\n","method":"actor","model":"m","triggers":1,"context_changes":1}` + "\n",
+		"bench/actor/eval/samples.jsonl": `{"task_id":"7","sample":0,"method":"actor","model":"m","passed":true,"status":"passed","exit":0}` + "\n" +
+			`{"task_id":"7","sample":1,"method":"actor","model":"m","passed":false,"status":"failed","reason":"AssertionError: assert 2 == 1","exit":1}` + "\n",
+		"bench/actor/traces.jsonl": string(trace) + "\n",
+		"notes/README.md":          "not a run\n",
+	})
+	return root
+}
+
+func TestRuns(t *testing.T) {
+	p, repo := openTiny(t, 10)
+	_, ts := newServer(t, p, Config{Repos: []string{repo}, Runs: writeRun(t)})
+	if code, b := call(t, "GET", ts.URL+"/v1/runs", ""); code != 200 || string(bytes.TrimSpace(b)) != `{"data":["bench/actor"]}` {
+		t.Errorf("runs: %d %s", code, b)
+	}
+	code, b := call(t, "GET", ts.URL+"/v1/runs?run=bench/actor", "")
+	var res struct{ Data []runSample }
+	if err := json.Unmarshal(b, &res); code != 200 || err != nil || len(res.Data) != 2 || !res.Data[0].Passed || res.Data[1].Passed ||
+		res.Data[1].Reason != "AssertionError: assert 2 == 1" || res.Data[1].Code != "    return x\n" {
+		t.Errorf("run: %d %s", code, b)
+	}
+	code, b = call(t, "GET", ts.URL+"/v1/runs?run=bench/actor&task=7&sample=1", "")
+	if code != 200 || !strings.Contains(string(b), `"critical":true`) {
+		t.Errorf("trace: %d %s", code, b)
+	}
+	for _, q := range []string{"run=../bench/actor", "run=notes", "run=bench/actor&task=7&sample=0", "run=bench/actor&task=7&sample=x"} {
+		if code, b := call(t, "GET", ts.URL+"/v1/runs?"+q, ""); code/100 != 4 || !strings.Contains(string(b), `"error"`) {
+			t.Errorf("%s: %d %s", q, code, b)
+		}
+	}
+}

@@ -22,6 +22,7 @@ import (
 var serveFlags struct {
 	methodFlags
 	repos          []string
+	runs           string
 	addr, model    string
 	token          string
 	queue, threads int
@@ -47,6 +48,8 @@ var serveCmd = &cobra.Command{
   GET  /v1/actor/info                  model, methods, repositories
   GET  /v1/repos, /v1/repos/NAME/functions
   POST /v1/repos/NAME/reindex          re-read a repository after its files changed
+  GET  /v1/runs[?run=NAME[&task=ID&sample=N]]  with --runs: run folders, a run's samples
+                                       with pass/fail and the failure reason, a sample's trace
 
 The model decodes one request at a time; at most --queue requests wait or
 run (more are answered 429), each within --timeout. A client that
@@ -84,7 +87,7 @@ func runServe(cmd *cobra.Command, stderr io.Writer) error {
 	defer pl.Close()
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	srv, err := serve.New(ctx, pl, serve.Config{Repos: f.repos, Token: f.token, Queue: f.queue, Timeout: f.timeout, Log: stderr})
+	srv, err := serve.New(ctx, pl, serve.Config{Repos: f.repos, Runs: f.runs, Token: f.token, Queue: f.queue, Timeout: f.timeout, Log: stderr})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
@@ -106,6 +109,7 @@ func init() {
 	fs := serveCmd.Flags()
 	f.methodFlags.register(fs)
 	fs.StringArrayVar(&f.repos, "repo", nil, "repository folder to serve (repeat for several; named by its base name)")
+	fs.StringVar(&f.runs, "runs", "", "folder of benchmark run folders (actor run's --out) the page may browse")
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to listen on (off loopback --token is required)")
 	fs.StringVar(&f.model, "model", models.DefaultModel, "model name (see 'actor models list') or GGUF file path")
 	fs.StringVar(&f.token, "token", "", "bearer token required of clients (default $ACTOR_TOKEN)")

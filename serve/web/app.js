@@ -75,6 +75,11 @@ async function loadInfo() {
   $("model").textContent = info.model + " · default method " + info.method + (info.probe ? "" : " · no probe");
   for (const m of info.methods) $("method").append(new Option(m, m, m === info.method, m === info.method));
   for (const r of info.repos) $("repo").append(new Option(r, r));
+  if (info.runs) {
+    $("tab-runs").hidden = false;
+    const runs = await api("/v1/runs");
+    for (const r of runs.data) $("run").append(new Option(r, r));
+  }
   await loadFunctions();
 }
 
@@ -91,7 +96,7 @@ async function loadFunctions() {
 function blockView(b, cls) {
   const d = el("div", "block " + (cls || ""));
   d.append(el("div", "head", b.path + ":" + b.start + "-" + b.end + "  score " + b.score.toFixed(3)));
-  d.append(el("pre", "", b.text));
+  if (b.text !== undefined) d.append(el("pre", "", b.text));
   return d;
 }
 
@@ -119,6 +124,22 @@ function showDetail(ev) {
   body.append(cols);
 }
 
+// tokenSpan shows a token event: a critical token highlighted (context
+// changed or kept), opening its blocks on a click; a dropped token struck.
+function tokenSpan(ev) {
+  const frag = document.createDocumentFragment();
+  if (ev.dropped) frag.append(el("span", "tok dropped", ev.dropped.text));
+  const span = el("span", "tok", ev.text);
+  if (ev.critical) {
+    span.classList.add("critical");
+    if (ev.changed) span.classList.add("changed");
+    span.title = "p(critical) " + (ev.p || []).map((p) => p.toFixed(2)).join(" ");
+    span.addEventListener("click", () => showDetail(ev));
+  }
+  frag.append(span);
+  return frag;
+}
+
 async function generate(e) {
   e.preventDefault();
   if (!$("function").value) return;
@@ -144,20 +165,11 @@ async function generate(e) {
           pre.append(el("span", "prompt", prompt));
           out.append(pre);
           break;
-        case "token": {
-          if (ev.dropped) pre.append(el("span", "tok dropped", ev.dropped.text));
-          const span = el("span", "tok", ev.text);
-          if (ev.critical) {
-            critical++;
-            span.classList.add("critical");
-            if (ev.changed) span.classList.add("changed");
-            span.title = "p(critical) " + (ev.p || []).map((p) => p.toFixed(2)).join(" ");
-            span.addEventListener("click", () => showDetail(ev));
-          }
-          pre.append(span);
+        case "token":
+          if (ev.critical) critical++;
+          pre.append(tokenSpan(ev));
           status("generating… " + critical + " critical tokens");
           break;
-        }
         case "sample":
           out.append(el("p", "summary", "sample " + ev.sample + ": " + ev.tokens + " tokens, " + ev.ms_per_token.toFixed(1) + " ms/token; " +
             ev.judged + " judged, " + ev.triggers + " critical, " + ev.context_changes + " changed the context"));
@@ -194,10 +206,63 @@ async function complete(e) {
   }
 }
 
+// Runs mode: a benchmark run's samples with their verdicts, and a
+// sample's trace with its critical tokens.
+
+async function openRun(e) {
+  e.preventDefault();
+  const run = $("run").value;
+  const out = $("samples-out");
+  out.replaceChildren();
+  $("detail").hidden = true;
+  try {
+    const res = await api("/v1/runs?run=" + encodeURIComponent(run));
+    const table = el("table", "run");
+    table.append(row("th", ["task", "sample", "method", "verdict", "tokens", "critical", "changes", "reason"]));
+    for (const s of res.data) {
+      const tr = row("td", [s.task_id, s.sample, s.method, s.status || "not evaluated", s.tokens, s.triggers, s.context_changes, s.reason || ""]);
+      tr.className = s.status ? (s.passed ? "pass" : "fail") : "";
+      tr.addEventListener("click", () => showTrace(run, s));
+      table.append(tr);
+    }
+    out.append(table);
+    status(res.data.length + " samples, " + res.data.filter((s) => s.passed).length + " passed");
+  } catch (err) { status(err.message, true); }
+}
+
+function row(cell, values) {
+  const tr = el("tr");
+  for (const v of values) tr.append(el(cell, "", String(v)));
+  return tr;
+}
+
+async function showTrace(run, s) {
+  const out = $("samples-out");
+  let view = $("trace-view");
+  if (view) view.remove();
+  view = el("div");
+  view.id = "trace-view";
+  out.prepend(view);
+  view.append(el("h3", "", "task " + s.task_id + " sample " + s.sample + ": " + (s.status || "not evaluated") + (s.reason ? " — " + s.reason : "")));
+  try {
+    const tr = await api("/v1/runs?run=" + encodeURIComponent(run) + "&task=" + encodeURIComponent(s.task_id) + "&sample=" + s.sample);
+    for (const a of tr.attempts) {
+      view.append(el("p", "muted", a.stage + " attempt " + (a.attempt + 1) + " · " + (a.blocks || []).length + " blocks · stop " + a.stop));
+      const pre = el("pre", "code");
+      for (const ev of a.tokens || []) pre.append(tokenSpan(ev));
+      view.append(pre);
+    }
+  } catch (err) {
+    view.append(el("pre", "code", s.code));
+    view.append(el("p", "muted", err.message));
+  }
+}
+
 function tab(name) {
   for (const t of document.querySelectorAll(".tab")) t.classList.toggle("active", t.dataset.tab === name);
   $("repo-form").hidden = name !== "repo";
   $("prompt-form").hidden = name !== "prompt";
+  $("runs-form").hidden = name !== "runs";
 }
 
 window.addEventListener("DOMContentLoaded", () => {
@@ -207,6 +272,7 @@ window.addEventListener("DOMContentLoaded", () => {
   $("repo").addEventListener("change", () => loadFunctions().catch((e) => status(e.message, true)));
   $("repo-form").addEventListener("submit", generate);
   $("prompt-form").addEventListener("submit", complete);
+  $("runs-form").addEventListener("submit", openRun);
   $("stop").addEventListener("click", () => running && running.abort());
   $("close-detail").addEventListener("click", () => { $("detail").hidden = true; });
   $("reindex").addEventListener("click", async () => {
