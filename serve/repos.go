@@ -3,10 +3,13 @@ package serve
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -26,6 +29,8 @@ type repo struct {
 	// texts are the blocks' texts by blockKey, for the events.
 	texts     map[string]string
 	functions []function
+	// seen is the fingerprint of its Python files when it was read.
+	seen string
 }
 
 // function is a function of a repository the page may choose.
@@ -76,6 +81,7 @@ func openRepos(ctx context.Context, p *pipeline.Pipeline, dirs []string) (*repos
 
 // load reads r's corpus and functions.
 func (rs *repos) load(ctx context.Context, r *repo) error {
+	seen := r.fingerprint() // before reading: a change while it reads is seen next time
 	c, err := rs.p.Corpus(ctx, r.root)
 	if err != nil {
 		return err
@@ -90,9 +96,40 @@ func (rs *repos) load(ctx context.Context, r *repo) error {
 		return err
 	}
 	rs.mu.Lock()
-	r.corpus, r.texts, r.functions = c, texts, fns
+	r.corpus, r.texts, r.functions, r.seen = c, texts, fns, seen
 	rs.mu.Unlock()
 	return nil
+}
+
+// fingerprint sums the paths, sizes and modification times of the
+// repository's Python files (hidden folders left out): an edit, a new or a
+// removed file changes it.
+func (r *repo) fingerprint() string {
+	h := fnv.New64a()
+	filepath.WalkDir(r.root, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return nil
+		case d.IsDir() && path != r.root && strings.HasPrefix(d.Name(), "."):
+			return fs.SkipDir
+		case d.IsDir() || !strings.HasSuffix(d.Name(), ".py"):
+			return nil
+		}
+		if info, err := d.Info(); err == nil {
+			fmt.Fprintf(h, "%s\x00%d\x00%d\n", path, info.Size(), info.ModTime().UnixNano())
+		}
+		return nil
+	})
+	return strconv.FormatUint(h.Sum64(), 16)
+}
+
+// changed reports whether the repository's files changed since it was
+// read.
+func (rs *repos) changed(r *repo) bool {
+	now := r.fingerprint()
+	rs.mu.RLock()
+	defer rs.mu.RUnlock()
+	return now != r.seen
 }
 
 // confine drops the blocks of files that are links out of the repository

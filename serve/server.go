@@ -42,6 +42,10 @@ type Config struct {
 	Timeout time.Duration
 	// MaxBody limits a request body in bytes (0: DefaultMaxBody).
 	MaxBody int64
+	// Watch, when above 0, is how often the repositories' Python files
+	// are checked for changes; a changed repository is read again in the
+	// model's turn (a full queue puts it off to the next check).
+	Watch time.Duration
 	// Log receives one line per request and the indexing warnings.
 	Log io.Writer
 }
@@ -98,7 +102,43 @@ func New(ctx context.Context, p *pipeline.Pipeline, cfg Config) (*Server, error)
 		sess: sess, done: make(chan struct{})}
 	s.base, s.cancel = context.WithCancel(context.Background())
 	s.routes()
+	if cfg.Watch > 0 {
+		go s.watch(cfg.Watch)
+	}
 	return s, nil
+}
+
+// watch re-reads the repositories whose files changed, every interval,
+// until the server stops.
+func (s *Server) watch(interval time.Duration) {
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.base.Done():
+			return
+		case <-s.done:
+			return
+		case <-tick.C:
+		}
+		for _, name := range s.repos.names {
+			r, _ := s.repos.get(name)
+			if !s.repos.changed(r) {
+				continue
+			}
+			release, e := s.acquire(s.base)
+			if e != nil {
+				continue
+			}
+			err := s.repos.load(s.base, r)
+			release()
+			if err != nil {
+				fmt.Fprintf(s.cfg.Log, "serve: re-reading %s after a change: %v\n", name, err)
+				continue
+			}
+			fmt.Fprintf(s.cfg.Log, "serve: re-read %s after a change\n", name)
+		}
+	}
 }
 
 // Close frees the server's session; call it after the last request.

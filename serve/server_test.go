@@ -484,3 +484,20 @@ func TestRuns(t *testing.T) {
 		}
 	}
 }
+
+// With Watch set, a changed repository is read again without a request.
+func TestWatch(t *testing.T) {
+	p, repo := openTiny(t, 10)
+	_, ts := newServer(t, p, Config{Repos: []string{repo}, Watch: 20 * time.Millisecond})
+	testsupport.WriteTree(t, repo, map[string]string{"lib/more.py": "def triple(x):\n    return 3 * x\n"})
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, b := call(t, "GET", ts.URL+"/v1/repos/repo/functions", ""); strings.Contains(string(b), `"name":"triple"`) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a new file's function was not listed within 10 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
