@@ -82,7 +82,7 @@ func GenerateSamples(g Generator, t retrieve.Target, samples []int, batch bool) 
 			return nil, err
 		}
 		d.Sessions, d.batch, d.lane = parent.Sessions, b, i
-		d.Blocks, d.ReuseTail, d.CheckReuse = parent.Blocks, parent.ReuseTail, parent.CheckReuse
+		d.Blocks, d.ReuseTail, d.CheckReuse, d.Observe = parent.Blocks, parent.ReuseTail, parent.CheckReuse, parent.Observe
 		lanes = append(lanes, d)
 		gens[i] = lg.lane(d, wrap)
 	}

@@ -54,6 +54,14 @@ type Decoder struct {
 	// how far the placed blocks moved the prediction (TokenEvent.Reuse).
 	// For measuring the approximation: it costs exact ACToR's re-prefills.
 	CheckReuse bool
+	// Observe, when set, is called with every token event as an attempt
+	// records it (the attempt holds its stage, number and initial
+	// blocks): a server streams the tokens, critical tokens and context
+	// changes of a sample as they happen. An error it returns ends the
+	// sample with that error (a client gone, a time limit), so it is also
+	// how generation is cancelled. The lanes of GenerateSamples call it
+	// from their goroutines. Nil costs nothing.
+	Observe func(a *Attempt, ev *TokenEvent) error
 	// scratch computes blocks alone for Blocks; placedTokens counts the
 	// block tokens this decoder placed from it; check is CheckReuse's
 	// session
@@ -326,24 +334,21 @@ func (d *Decoder) run(a *Attempt, p retrieve.Prompt, smp *engine.Sampler, cfg Co
 		ev.ID, ev.Text = t, d.tok.Piece(t)
 		if d.tok.EOG(t) {
 			ev.Ms = msSince(evStart)
-			a.Events = append(a.Events, ev)
 			a.Stop = "eog"
-			return body(text), nil
+			return body(text), d.record(a, ev)
 		}
 		gen = append(gen, t)
 		text = append(text, ev.Text...)
 		if cut := stopAt(text, from); cut >= 0 {
 			ev.Ms = msSince(evStart)
-			a.Events = append(a.Events, ev)
 			a.Stop = "rule"
-			return body(text[:cut]), nil
+			return body(text[:cut]), d.record(a, ev)
 		}
 		from = max(0, len(text)-utf8Max)
 		if len(gen) >= maxNew {
 			ev.Ms = msSince(evStart)
-			a.Events = append(a.Events, ev)
 			a.Stop = "max"
-			return body(text), nil
+			return body(text), d.record(a, ev)
 		}
 		w0 := d.stats.Evaluated
 		if pred, err = d.step(t); err != nil {
@@ -351,8 +356,19 @@ func (d *Decoder) run(a *Attempt, p retrieve.Prompt, smp *engine.Sampler, cfg Co
 		}
 		ev.Evaluated += d.stats.Evaluated - w0
 		ev.Ms = msSince(evStart)
-		a.Events = append(a.Events, ev)
+		if err := d.record(a, ev); err != nil {
+			return "", err
+		}
 	}
+}
+
+// record appends an event to the attempt and shows it to Observe.
+func (d *Decoder) record(a *Attempt, ev TokenEvent) error {
+	a.Events = append(a.Events, ev)
+	if d.Observe == nil {
+		return nil
+	}
+	return d.Observe(a, &a.Events[len(a.Events)-1])
 }
 
 // encode is the prompt's tokens and, when blocks are reused, its blocks'
@@ -417,9 +433,8 @@ func (d *Decoder) stopOnFull(a *Attempt, body string, err error, ev TokenEvent) 
 	if !errors.Is(err, engine.ErrContextFull) {
 		return "", err
 	}
-	a.Events = append(a.Events, ev)
 	a.Stop = "context"
-	return body, nil
+	return body, d.record(a, ev)
 }
 
 func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }

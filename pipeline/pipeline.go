@@ -182,9 +182,21 @@ func OpenCorpus(ctx context.Context, repo string, enc retrieve.Encoder, progress
 
 // Generator builds the method over a corpus.
 func (p *Pipeline) Generator(c *generate.Corpus) (generate.Generator, error) {
+	return p.GeneratorWith(c, p.Method.Method, p.Config)
+}
+
+// GeneratorWith builds another of the methods over a corpus, or the same
+// one with other sampling: a server's request chooses them. A method
+// needs what the pipeline loaded (ACToR its probe); the pipeline's
+// switches apply, and its method name only to its own method.
+func (p *Pipeline) GeneratorWith(c *generate.Corpus, method string, cfg generate.Config) (generate.Generator, error) {
 	m := &p.Method
-	return generate.New(generate.Options{Method: m.Method, Decoder: p.Dec, Config: p.Config, Corpus: c,
+	name := ""
+	if method == m.Method {
+		name = m.Name
+	}
+	return generate.New(generate.Options{Method: method, Decoder: p.Dec, Config: cfg, Corpus: c,
 		Probe: p.Probe, NoInference: m.NoInference, MeanPooling: m.MeanPool, Sigma: m.Sigma,
-		Threshold: m.Threshold, FullProbs: m.FullProbs, Name: m.Name, EntropyTrigger: m.Entropy,
+		Threshold: m.Threshold, FullProbs: m.FullProbs, Name: name, EntropyTrigger: m.Entropy,
 		Layout: generate.Layout(m.Layout), Change: generate.ChangeRule(m.Change)})
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"actor/engine"
+	"actor/generate"
 	"actor/models"
 	"actor/pipeline"
 
@@ -95,35 +96,22 @@ func runGenerate(stdout, stderr io.Writer) error {
 	if len(ids) == 0 {
 		return fmt.Errorf("generate: %s: the prompt is empty", f.promptFile)
 	}
-	pred, err := s.Prefill(ids)
-	if err != nil {
-		return fmt.Errorf("generate: prompt of %s: %w", f.promptFile, err)
-	}
 	sampler := engine.NewSampler(engine.SamplerConfig{Temperature: f.temperature, TopK: f.topK, TopP: f.topP, Seed: f.seed})
-	stream := tok.NewStreamDecoder()
-	defer func() { fmt.Fprint(stdout, stream.Flush()) }()
-	for n := 0; n < f.maxTokens; n++ {
-		id := sampler.Sample(pred.Logits)
-		if trace != nil {
-			line := traceLine{ID: id, Text: tok.Decode([]int32{id}), Entropy: pred.Entropy, Top1: pred.Top1, LogProb: pred.LogProb(id)}
+	stop, err := generate.Continue(s, tok, ids, sampler, f.maxTokens, func(st generate.Step) error {
+		if trace != nil && st.ID >= 0 {
+			line := traceLine{ID: st.ID, Text: tok.Decode([]int32{st.ID}), Entropy: st.Pred.Entropy, Top1: st.Pred.Top1, LogProb: st.Pred.LogProb(st.ID)}
 			if err := trace.Encode(line); err != nil {
 				return fmt.Errorf("generate: trace: %w", err)
 			}
 		}
-		if tok.EOG(id) {
-			break
-		}
-		fmt.Fprint(stdout, stream.Add(id))
-		if n+1 == f.maxTokens {
-			break
-		}
-		if pred, err = s.Step(id); err != nil {
-			if errors.Is(err, engine.ErrContextFull) {
-				fmt.Fprintf(stderr, "\nactor: generation stopped: %v\n", err)
-				return nil
-			}
-			return err
-		}
+		_, err := fmt.Fprint(stdout, st.Text)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("generate: prompt of %s: %w", f.promptFile, err)
+	}
+	if stop == "context" {
+		fmt.Fprintf(stderr, "\nactor: generation stopped: %v\n", engine.ErrContextFull)
 	}
 	return nil
 }

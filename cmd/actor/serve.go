@@ -1,0 +1,126 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"actor/engine"
+	"actor/generate"
+	"actor/models"
+	"actor/serve"
+)
+
+// serveFlags are the options of actor serve.
+var serveFlags struct {
+	methodFlags
+	repos          []string
+	runs           string
+	addr, model    string
+	token          string
+	queue, threads int
+	ctx            int
+	timeout, grace time.Duration
+	watch          time.Duration
+	verbose        bool
+}
+
+// serveCmd serves ACToR over HTTP.
+var serveCmd = &cobra.Command{
+	Use:   "serve --repo DIR... [--addr 127.0.0.1:8080]",
+	Short: "Serve completions and repository-aware generation over HTTP, with a web page",
+	Long: `Load the model, the probe and the encoder once, index the repositories
+(incrementally; re-read when their Python files change, see --watch) and
+answer on --addr:
+
+  GET  /                               the web page
+  GET  /v1/models                      OpenAI-compatible model list
+  POST /v1/completions                 OpenAI-compatible completions (stream: server-sent events;
+                                       suffix: fill-in-the-middle with the model's FIM tokens)
+  POST /v1/actor/generate              a repository's function written by --method or the request's
+                                       method; with stream, every token, critical token, p(critical)
+                                       per probe member, retrieved blocks and context change
+  GET  /v1/actor/info                  model, methods, repositories
+  GET  /v1/repos, /v1/repos/NAME/functions
+  POST /v1/repos/NAME/reindex          re-read a repository after its files changed
+  GET  /v1/runs[?run=NAME[&task=ID&sample=N]]  with --runs: run folders, a run's samples
+                                       with pass/fail and the failure reason, a sample's trace
+
+The model decodes one request at a time; at most --queue requests wait or
+run (more are answered 429), each within --timeout. A client that
+disconnects cancels its generation. Off loopback --token is required (or
+$ACTOR_TOKEN): clients send Authorization: Bearer TOKEN. SIGINT or SIGTERM
+stop the server: waiting requests get 503, running ones --grace to finish.
+See docs/openapi.yaml.`,
+	Args: cobra.NoArgs,
+	RunE: func(cmd *cobra.Command, args []string) error {
+		return runServe(cmd, cmd.ErrOrStderr())
+	},
+}
+
+func runServe(cmd *cobra.Command, stderr io.Writer) error {
+	f := &serveFlags
+	if len(f.repos) == 0 {
+		return errors.New("serve: give at least one --repo DIR")
+	}
+	if f.token == "" {
+		f.token = os.Getenv("ACTOR_TOKEN")
+	}
+	if err := serve.CheckAddr(f.addr, f.token); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	if !f.verbose {
+		quietLogs(stderr)
+	}
+	if w := engine.CPUWarning(); w != "" {
+		fmt.Fprintln(stderr, w)
+	}
+	pl, err := openPipeline(f.model, engine.Options{ContextLength: f.ctx, Threads: f.threads}, &f.methodFlags, generate.DefaultConfig, stderr)
+	if err != nil {
+		return err
+	}
+	defer pl.Close()
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	srv, err := serve.New(ctx, pl, serve.Config{Repos: f.repos, Runs: f.runs, Token: f.token, Queue: f.queue, Timeout: f.timeout, Watch: f.watch, Log: stderr})
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	defer srv.Close()
+	l, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	fmt.Fprintf(stderr, "actor: serving %s (method %s) on http://%s/\n", f.model, f.Method.Method, l.Addr())
+	if err := srv.ListenAndServe(ctx, l, f.grace); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	fmt.Fprintln(stderr, "actor: server stopped")
+	return nil
+}
+
+func init() {
+	f := &serveFlags
+	fs := serveCmd.Flags()
+	f.methodFlags.register(fs)
+	fs.StringArrayVar(&f.repos, "repo", nil, "repository folder to serve (repeat for several; named by its base name)")
+	fs.StringVar(&f.runs, "runs", "", "folder of benchmark run folders (actor run's --out) the page may browse")
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to listen on (off loopback --token is required)")
+	fs.StringVar(&f.model, "model", models.DefaultModel, "model name (see 'actor models list') or GGUF file path")
+	fs.StringVar(&f.token, "token", "", "bearer token required of clients (default $ACTOR_TOKEN)")
+	fs.IntVar(&f.queue, "queue", serve.DefaultQueue, "requests admitted at once, the running one included (more get 429)")
+	fs.DurationVar(&f.timeout, "timeout", serve.DefaultTimeout, "time limit of a request, its wait in the queue included")
+	fs.DurationVar(&f.watch, "watch", 5*time.Second, "how often the repositories' Python files are checked for changes, a changed one re-read (0: only on POST /v1/repos/NAME/reindex)")
+	fs.DurationVar(&f.grace, "grace", 30*time.Second, "on SIGINT/SIGTERM, time running requests get to finish before they are cancelled")
+	fs.IntVar(&f.threads, "threads", 0, "CPU threads for ggml (0: number of CPUs, at most 8)")
+	fs.IntVar(&f.ctx, "ctx", 0, fmt.Sprintf("context length in tokens (0: min(%d, the model's))", engine.DefaultContextLength))
+	fs.BoolVar(&f.verbose, "verbose", false, "show the tensor backend's log")
+	rootCmd.AddCommand(serveCmd)
+}

@@ -1,0 +1,67 @@
+package generate
+
+import (
+	"errors"
+
+	"actor/engine"
+	"actor/tokenizer"
+)
+
+// Step is one token of a plain continuation.
+type Step struct {
+	// ID is the sampled token, Pred the distribution it was drawn from.
+	ID   int32
+	Pred *engine.Prediction
+	// Text is the text the token completed (empty while a character is
+	// split over tokens; the rest comes with the next tokens or the end).
+	Text string
+}
+
+// Continue prefills ids into s (the longest prefix the session already
+// holds is kept) and samples up to maxTokens tokens with smp, calling each
+// for every token. It stops at an end-of-generation token ("eog"), the
+// token limit ("max"), a full context ("context") or an error of each,
+// which it returns. It is the plain completion of actor generate
+// --prompt-file and of the server's /v1/completions: no retrieval, no stop
+// rule. Text held back at the end (an unfinished character) comes in a
+// last call with ID -1.
+func Continue(s *engine.Session, tok *tokenizer.Tokenizer, ids []int32, smp *engine.Sampler, maxTokens int, each func(Step) error) (stop string, err error) {
+	if len(ids) == 0 {
+		return "", errors.New("generate: the prompt is empty")
+	}
+	pred, err := s.Prefill(ids)
+	if err != nil {
+		return "", err
+	}
+	stream := tok.NewStreamDecoder()
+	stop = "max"
+	for n := 0; n < maxTokens; n++ {
+		id := smp.Sample(pred.Logits)
+		if tok.EOG(id) {
+			if err := each(Step{ID: id, Pred: &pred}); err != nil {
+				return "", err
+			}
+			stop = "eog"
+			break
+		}
+		if err := each(Step{ID: id, Pred: &pred, Text: stream.Add(id)}); err != nil {
+			return "", err
+		}
+		if n+1 == maxTokens {
+			break
+		}
+		if pred, err = s.Step(id); err != nil {
+			if !errors.Is(err, engine.ErrContextFull) {
+				return "", err
+			}
+			stop = "context"
+			break
+		}
+	}
+	if rest := stream.Flush(); rest != "" {
+		if err := each(Step{ID: -1, Text: rest}); err != nil {
+			return "", err
+		}
+	}
+	return stop, nil
+}

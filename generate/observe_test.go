@@ -1,0 +1,117 @@
+package generate
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"actor/engine"
+)
+
+// Observe sees every event of the trace, in order, as it is recorded: the
+// context change with its blocks included.
+func TestObserveSeesEveryEvent(t *testing.T) {
+	var seen []TokenEvent
+	var stages []string
+	_, _, s, _, _ := swapSetup(t, func(d *Decoder) {
+		d.Observe = func(a *Attempt, ev *TokenEvent) error {
+			seen = append(seen, *ev)
+			stages = append(stages, a.Stage)
+			return nil
+		}
+	})
+	var want []TokenEvent
+	for _, a := range s.Trace.Attempts {
+		want = append(want, a.Events...)
+	}
+	if len(seen) != len(want) || len(seen) == 0 {
+		t.Fatalf("observed %d events, the trace has %d", len(seen), len(want))
+	}
+	changed := 0
+	for i := range want {
+		if seen[i].ID != want[i].ID || seen[i].Changed != want[i].Changed || len(seen[i].After) != len(want[i].After) || stages[i] != "generate" {
+			t.Errorf("event %d: observed %+v, traced %+v", i, seen[i], want[i])
+		}
+		if seen[i].Changed {
+			changed++
+		}
+	}
+	if changed != 1 {
+		t.Errorf("%d context changes observed, want 1", changed)
+	}
+}
+
+// An error of Observe ends the sample at once with that error.
+func TestObserveErrorCancels(t *testing.T) {
+	stop := errors.New("client gone")
+	m, tok := loadTiny(t)
+	d := newDecoder(t, m, tok)
+	n := 0
+	d.Observe = func(*Attempt, *TokenEvent) error {
+		if n++; n == 3 {
+			return stop
+		}
+		return nil
+	}
+	cfg := tinyConfig()
+	cfg.MaxNewTokens = 50
+	_, err := NewRawPrompt(d, cfg).Generate(tinyTarget, 0)
+	if !errors.Is(err, stop) || n != 3 {
+		t.Errorf("error %v after %d events, want %v after 3", err, n, stop)
+	}
+}
+
+// Continue samples up to the limit, each token from the distribution
+// before it, and a second call on the same session (its prompt cached)
+// continues the same way.
+func TestContinue(t *testing.T) {
+	m, tok := loadTiny(t)
+	s, err := m.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ids := tok.Encode("def run(x):\n", true)
+	run := func() ([]int32, string, string) {
+		var got []int32
+		var text strings.Builder
+		stop, err := Continue(s, tok, ids, engine.NewSampler(engine.SamplerConfig{}), 6, func(st Step) error {
+			if st.ID >= 0 {
+				if st.ID != st.Pred.Top1 {
+					t.Errorf("greedy token %d, the distribution's top %d", st.ID, st.Pred.Top1)
+				}
+				got = append(got, st.ID)
+			}
+			text.WriteString(st.Text)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got, text.String(), stop
+	}
+	got, text, stop := run()
+	if stop != "max" && stop != "eog" || stop == "max" && len(got) != 6 {
+		t.Fatalf("stop %q after %d tokens", stop, len(got))
+	}
+	sd := tok.NewStreamDecoder() // the tokens' text, unfinished characters as U+FFFD
+	var want strings.Builder
+	for _, id := range got {
+		want.WriteString(sd.Add(id))
+	}
+	if want.WriteString(sd.Flush()); text != want.String() {
+		t.Errorf("streamed %q, decoded %q", text, want.String())
+	}
+	again, _, _ := run()
+	if !slices.Equal(got, again) {
+		t.Errorf("second run %v, first %v", again, got)
+	}
+	gone := errors.New("gone")
+	if _, err := Continue(s, tok, ids, engine.NewSampler(engine.SamplerConfig{}), 6, func(Step) error { return gone }); !errors.Is(err, gone) {
+		t.Errorf("callback error: got %v", err)
+	}
+	if _, err := Continue(s, tok, nil, engine.NewSampler(engine.SamplerConfig{}), 6, nil); err == nil {
+		t.Error("an empty prompt was accepted")
+	}
+}

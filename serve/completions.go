@@ -1,0 +1,335 @@
+package serve
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"actor/engine"
+	"actor/generate"
+	"actor/pipeline"
+	"actor/tokenizer"
+)
+
+// completionRequest is OpenAI's legacy completions request, the fields
+// this server reads (others are ignored).
+type completionRequest struct {
+	Model  string          `json:"model"`
+	Prompt json.RawMessage `json:"prompt"`
+	// Suffix asks for the middle between Prompt and Suffix, in the
+	// model's fill-in-the-middle tokens.
+	Suffix      string          `json:"suffix"`
+	MaxTokens   *int            `json:"max_tokens"`
+	Temperature *float64        `json:"temperature"`
+	TopP        *float64        `json:"top_p"`
+	Stop        json.RawMessage `json:"stop"`
+	Seed        *uint64         `json:"seed"`
+	Stream      bool            `json:"stream"`
+	N           *int            `json:"n"`
+}
+
+// completionChunk is a completion, whole or one streamed piece.
+type completionChunk struct {
+	ID      string   `json:"id"`
+	Object  string   `json:"object"`
+	Created int64    `json:"created"`
+	Model   string   `json:"model"`
+	Choices []choice `json:"choices"`
+	Usage   *usage   `json:"usage,omitempty"`
+}
+
+type choice struct {
+	Text         string  `json:"text"`
+	Index        int     `json:"index"`
+	Logprobs     any     `json:"logprobs"`
+	FinishReason *string `json:"finish_reason"`
+}
+
+type usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+// Defaults of a completion, as OpenAI's.
+const (
+	defaultMaxTokens = 16
+	maxStops         = 4
+)
+
+// modelName is the model's id in the API.
+func (s *Server) modelName() string { return pipeline.ModelLabel(s.p.ModelName) }
+
+// models lists the one model.
+func (s *Server) models(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": []map[string]any{
+		{"id": s.modelName(), "object": "model", "created": 0, "owned_by": "actor"}}})
+}
+
+// completion is a checked completion request.
+type completion struct {
+	ids       []int32
+	maxTokens int
+	sampler   engine.SamplerConfig
+	stops     []string
+	stream    bool
+}
+
+// parse checks the request against the model.
+func (s *Server) parseCompletion(req *completionRequest) (*completion, *apiError) {
+	if req.Model != "" && req.Model != s.modelName() {
+		return nil, &apiError{http.StatusNotFound, "not_found_error", fmt.Sprintf("model %q: this server has %s", req.Model, s.modelName())}
+	}
+	if req.N != nil && *req.N != 1 {
+		return nil, badRequest("n %d: one completion per request", *req.N)
+	}
+	prompts, err := stringOrList(req.Prompt)
+	if err != nil || len(prompts) != 1 {
+		return nil, badRequest("prompt: want one string")
+	}
+	stops, err := stringOrList(req.Stop)
+	if err != nil || len(stops) > maxStops || (len(stops) > 0 && strings.Contains(strings.Join(stops, "\x00"), "\x00\x00")) {
+		return nil, badRequest("stop: want a string or up to %d non-empty strings", maxStops)
+	}
+	c := &completion{maxTokens: defaultMaxTokens, stops: stops, stream: req.Stream,
+		sampler: engine.SamplerConfig{Temperature: 1, TopP: 1, Seed: uint64(time.Now().UnixNano())}}
+	capacity := s.sess.Capacity()
+	if req.MaxTokens != nil {
+		c.maxTokens = *req.MaxTokens
+	}
+	if c.maxTokens < 1 || c.maxTokens > capacity {
+		return nil, badRequest("max_tokens %d: want 1 to %d", c.maxTokens, capacity)
+	}
+	if t := req.Temperature; t != nil {
+		if *t < 0 || *t > 2 {
+			return nil, badRequest("temperature %g: want 0 to 2", *t)
+		}
+		c.sampler.Temperature = *t
+	}
+	if p := req.TopP; p != nil {
+		if *p <= 0 || *p > 1 {
+			return nil, badRequest("top_p %g: want above 0, at most 1", *p)
+		}
+		c.sampler.TopP = *p
+	}
+	if req.Seed != nil {
+		c.sampler.Seed = *req.Seed
+	}
+	tok := s.p.Tok
+	if req.Suffix != "" {
+		if c.ids, err = fimTokens(tok, prompts[0], req.Suffix); err != nil {
+			return nil, badRequest("suffix: %v", err)
+		}
+	} else {
+		c.ids = tok.Encode(prompts[0], true)
+	}
+	if len(c.ids) == 0 {
+		return nil, badRequest("prompt: empty")
+	}
+	if len(c.ids) >= capacity {
+		return nil, badRequest("prompt: %d tokens fill the model's context of %d", len(c.ids), capacity)
+	}
+	return c, nil
+}
+
+// stringOrList reads a JSON string or list of strings (absent: none).
+func stringOrList(raw json.RawMessage) ([]string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var one string
+	if err := json.Unmarshal(raw, &one); err == nil {
+		return []string{one}, nil
+	}
+	var list []string
+	err := json.Unmarshal(raw, &list)
+	return list, err
+}
+
+// The fill-in-the-middle tokens of Qwen2.5-Coder (and StarCoder-style
+// models with the same names).
+const (
+	fimPrefix = "<|fim_prefix|>"
+	fimSuffix = "<|fim_suffix|>"
+	fimMiddle = "<|fim_middle|>"
+)
+
+// fimTokens lays out prefix and suffix for the model to write the middle:
+// <|fim_prefix|>prefix<|fim_suffix|>suffix<|fim_middle|>. The texts are
+// encoded as plain text (a special token's name in them stays text).
+func fimTokens(tok *tokenizer.Tokenizer, prefix, suffix string) ([]int32, error) {
+	var special [3]int32
+	for i, name := range []string{fimPrefix, fimSuffix, fimMiddle} {
+		ids := tok.EncodeSpecial(name, false)
+		if len(ids) != 1 || tok.TokenText(ids[0]) != name {
+			return nil, fmt.Errorf("the model has no fill-in-the-middle token %s", name)
+		}
+		special[i] = ids[0]
+	}
+	var out []int32
+	if tok.AddsBOS() {
+		out = append(out, tok.BOS())
+	}
+	out = append(append(out, special[0]), tok.Encode(prefix, false)...)
+	out = append(append(out, special[1]), tok.Encode(suffix, false)...)
+	return append(out, special[2]), nil
+}
+
+// errStopString ends a completion at a stop string.
+var errStopString = errors.New("stop string")
+
+// completions answers POST /v1/completions: the prompt continued by the
+// model alone (no retrieval), whole or streamed.
+func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
+	var req completionRequest
+	if e := s.decode(w, r, &req, false); e != nil {
+		writeError(w, e)
+		return
+	}
+	c, e := s.parseCompletion(&req)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	ctx, cancel := s.requestContext(r)
+	defer cancel()
+	release, e := s.acquire(ctx)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	defer release()
+	chunk := completionChunk{ID: "cmpl-" + randomID(), Object: "text_completion", Created: time.Now().Unix(), Model: s.modelName()}
+	var st *sse
+	if c.stream {
+		st = startSSE(w)
+	}
+	send := func(text string, finish *string) error {
+		chunk.Choices = []choice{{Text: text, FinishReason: finish}}
+		return st.send(chunk)
+	}
+	cut := &stopper{stops: c.stops}
+	var text strings.Builder
+	n := 0
+	emit := func(piece string) error {
+		text.WriteString(piece)
+		if st != nil && piece != "" {
+			return send(piece, nil)
+		}
+		return nil
+	}
+	stop, err := generate.Continue(s.sess, s.p.Tok, c.ids, engine.NewSampler(c.sampler), c.maxTokens, func(step generate.Step) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if step.ID >= 0 && !s.p.Tok.EOG(step.ID) {
+			n++
+		}
+		piece, hit := cut.add(step.Text)
+		if err := emit(piece); err != nil {
+			return err
+		}
+		if hit {
+			return errStopString
+		}
+		return nil
+	})
+	finish := "length"
+	switch {
+	case errors.Is(err, errStopString):
+		finish, err = "stop", nil
+	case err == nil:
+		if stop == "eog" {
+			finish = "stop"
+		}
+		err = emit(cut.rest())
+	}
+	if err != nil {
+		s.fail(w, st, ctx, err)
+		return
+	}
+	u := &usage{PromptTokens: len(c.ids), CompletionTokens: n, TotalTokens: len(c.ids) + n}
+	if st != nil {
+		chunk.Usage = u
+		send("", &finish)
+		st.done()
+		return
+	}
+	chunk.Choices, chunk.Usage = []choice{{Text: text.String(), FinishReason: &finish}}, u
+	writeJSON(w, http.StatusOK, chunk)
+}
+
+// fail answers an error of a running request: on its stream when it has
+// one, else as JSON; a time limit is a 504, a client gone needs no answer.
+func (s *Server) fail(w http.ResponseWriter, st *sse, ctx context.Context, err error) {
+	if ctx.Err() != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			err = &apiError{http.StatusGatewayTimeout, "timeout_error", fmt.Sprintf("the request ran past the time limit of %s", s.cfg.Timeout)}
+		} else {
+			err = &apiError{499, "cancelled", "the request was cancelled"}
+		}
+	}
+	fmt.Fprintf(s.cfg.Log, "serve: %v\n", err)
+	if st != nil {
+		st.fail(err)
+		return
+	}
+	writeError(w, err)
+}
+
+func randomID() string {
+	b := make([]byte, 12)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// stopper cuts a streamed text at the first of its stop strings, holding
+// back the end of the text while it may be the start of one.
+type stopper struct {
+	stops []string
+	text  string
+	sent  int
+}
+
+// add appends piece and returns the text that can be sent now, and
+// whether a stop string was reached (the text before it is then all sent).
+func (c *stopper) add(piece string) (string, bool) {
+	c.text += piece
+	cut := -1
+	for _, s := range c.stops {
+		if i := strings.Index(c.text, s); i >= 0 && (cut < 0 || i < cut) {
+			cut = i
+		}
+	}
+	if cut >= 0 {
+		out := c.text[c.sent:max(cut, c.sent)]
+		c.sent = len(c.text)
+		return out, true
+	}
+	safe := len(c.text)
+	for _, s := range c.stops {
+		for k := min(len(s)-1, len(c.text)); k > 0; k-- {
+			if strings.HasSuffix(c.text, s[:k]) {
+				safe = min(safe, len(c.text)-k)
+				break
+			}
+		}
+	}
+	safe = max(safe, c.sent)
+	out := c.text[c.sent:safe]
+	c.sent = safe
+	return out, false
+}
+
+// rest is what was held back, once the text has ended.
+func (c *stopper) rest() string {
+	out := c.text[c.sent:]
+	c.sent = len(c.text)
+	return out
+}
