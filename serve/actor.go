@@ -177,14 +177,11 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	ctx, cancel := s.requestContext(r)
-	defer cancel()
-	release, e := s.acquire(ctx)
-	if e != nil {
-		writeError(w, e)
+	ctx, done, ok := s.turn(w, r)
+	if !ok {
 		return
 	}
-	defer release()
+	defer done()
 	corpus, texts := s.repos.snapshot(c.repo)
 	gen, err := s.p.GeneratorWith(corpus, c.method, c.cfg)
 	if err != nil {

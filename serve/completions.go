@@ -197,14 +197,11 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	ctx, cancel := s.requestContext(r)
-	defer cancel()
-	release, e := s.acquire(ctx)
-	if e != nil {
-		writeError(w, e)
+	ctx, done, ok := s.turn(w, r)
+	if !ok {
 		return
 	}
-	defer release()
+	defer done()
 	chunk := completionChunk{ID: "cmpl-" + randomID(), Object: "text_completion", Created: time.Now().Unix(), Model: s.modelName()}
 	var st *sse
 	if c.stream {

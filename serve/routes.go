@@ -130,14 +130,11 @@ func (s *Server) reindex(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	ctx, cancel := s.requestContext(r)
-	defer cancel()
-	release, e := s.acquire(ctx)
-	if e != nil {
-		writeError(w, e)
+	ctx, done, ok := s.turn(w, r)
+	if !ok {
 		return
 	}
-	defer release()
+	defer done()
 	if err := s.repos.load(ctx, rp); err != nil {
 		s.fail(w, nil, ctx, err)
 		return

@@ -204,6 +204,21 @@ func (s *Server) acquire(ctx context.Context) (release func(), err *apiError) {
 	}
 }
 
+// turn gives a request the model's turn under its time limit: its context
+// and done, which releases the turn and the context; or it writes the
+// refusal (429 queue full, 503 shutting down or timed out waiting) and
+// reports false.
+func (s *Server) turn(w http.ResponseWriter, r *http.Request) (ctx context.Context, done func(), ok bool) {
+	ctx, cancel := s.requestContext(r)
+	release, e := s.acquire(ctx)
+	if e != nil {
+		cancel()
+		writeError(w, e)
+		return nil, nil, false
+	}
+	return ctx, func() { release(); cancel() }, true
+}
+
 var errShuttingDown = &apiError{http.StatusServiceUnavailable, "unavailable_error", "the server is shutting down"}
 
 // requestContext is the request's context under the time limit, also
