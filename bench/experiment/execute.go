@@ -3,33 +3,18 @@ package experiment
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 
 	"actor/bench/results"
-	"actor/models"
 )
 
 // Exec runs the actor binary with args (a subcommand and its flags).
 type Exec func(ctx context.Context, args []string) error
-
-// configFile records, in a run folder, the flags that made its samples.
-const configFile = "experiment.json"
-
-// runConfig is a run folder's configFile.
-type runConfig struct {
-	// Key is every actor run flag but the task list, -n and --threads.
-	Key []string `json:"key"`
-	// ProbeSHA256 is the SHA-256 of the --probe file, if any: a probe
-	// file replaced under the same name is another configuration.
-	ProbeSHA256 string `json:"probe_sha256,omitempty"`
-}
 
 // Execute trains the missing probes, generates every configuration's
 // missing samples Step tasks at a time in turns (so that timings share the
@@ -122,43 +107,6 @@ func (p *Plan) generate(ctx context.Context, run Exec, log io.Writer, runs []Run
 	}
 	for _, r := range runs {
 		fmt.Fprintf(log, "experiment: %s: all %d tasks × %d samples generated\n", r.Name, len(tasks), p.Settings.N)
-	}
-	return nil
-}
-
-// claim records the run's configuration in its folder, or checks that the
-// folder holds samples of this configuration.
-func (p *Plan) claim(r Run) error {
-	dir := p.RunDir(r.Name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	want := runConfig{Key: p.key(r)}
-	if i := slices.Index(r.Args, "--probe"); i >= 0 {
-		sum, err := models.SHA256File(r.Args[i+1])
-		if err != nil {
-			return fmt.Errorf("%s: %w", r.Name, err)
-		}
-		want.ProbeSHA256 = sum
-	}
-	path := filepath.Join(dir, configFile)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		b, _ := json.MarshalIndent(want, "", "  ")
-		return results.WriteAtomic(path, append(b, '\n'))
-	}
-	if err != nil {
-		return err
-	}
-	var have runConfig
-	if err := json.Unmarshal(data, &have); err != nil {
-		return fmt.Errorf("%s: %v", path, err)
-	}
-	if !slices.Equal(have.Key, want.Key) {
-		return fmt.Errorf("%s holds samples made with other flags (%s), not %s: use another --out", dir, Quote(have.Key), Quote(want.Key))
-	}
-	if have.ProbeSHA256 != want.ProbeSHA256 {
-		return fmt.Errorf("%s holds samples made with another probe (SHA-256 %s, now %s): use another --out", dir, have.ProbeSHA256, want.ProbeSHA256)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"actor/internal/testsupport"
 	"actor/models"
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -35,7 +36,7 @@ func TestPlans(t *testing.T) {
 		commands int
 		has      []string
 	}{
-		"table1":      {10, []string{"run --benchmark repoexec --data DATA --repos REPOS --model " + s.Model + " --temperature 0.6 --seed 0 --trace --no-eval --method rlcoder -n 2 --out " + s.Out + "/runs/rlcoder --task 1,2,3", "bench run --benchmark repoexec --data DATA --repos REPOS --predictions " + s.Out + "/runs/actor/predictions.jsonl"}},
+		"table1":      {10, []string{"run --benchmark repoexec --data " + s.Data + " --repos REPOS --model " + s.Model + " --temperature 0.6 --seed 0 --trace --no-eval --method rlcoder -n 2 --out " + s.Out + "/runs/rlcoder --task 1,2,3", "bench run --benchmark repoexec --data " + s.Data + " --repos REPOS --predictions " + s.Out + "/runs/actor/predictions.jsonl"}},
 		"cost":        {10, []string{"--method rawprompt -n 2"}},
 		"ablations":   {4 + 6 + 6, []string{"probe train --labels LABELS --out " + s.Out + "/probes/no-mismatch.probe --no-mismatch", "--method actor --probe " + s.Out + "/probes/no-attention.probe --name actor-no-attention", "--method actor --no-inference", "--mean-pool", "probe train --labels LABELS --out " + s.Out + "/probes/all-rules.probe"}},
 		"sensitivity": {2 + 2 + 2, []string{"probe train --labels LABELS --out " + s.Out + "/probes/grid-e0.8-i0.05.probe --entropy 0.8 --influence 0.05", "--probe " + s.Out + "/probes/grid-e0.6-i0.05.probe --name actor-grid-e0.6-i0.05"}},
@@ -130,6 +131,62 @@ func TestTable1RunsInTurnsResumesAndReports(t *testing.T) {
 	q, _ := New("table1", other)
 	if calls, err := execute(t, q, -1); err == nil || len(calls) != 0 || !strings.Contains(err.Error(), "holds samples made with other flags") {
 		t.Errorf("other temperature: %d calls, %v", len(calls), err)
+	}
+}
+
+// A results folder moved to another machine, where the data and the
+// repositories lie elsewhere, continues; other data in a folder of the
+// same name is refused, and so is another probe.
+func TestRunFoldersMoveWithTheirResults(t *testing.T) {
+	s := settings(t)
+	p, _ := New("table1", s)
+	if _, err := execute(t, p, -1); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := t.TempDir()
+	out := filepath.Join(elsewhere, "results")
+	if err := os.Rename(s.Out, out); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(elsewhere, "shared", "repoexec-dev")
+	os.MkdirAll(data, 0o755)
+	tasks, _ := os.ReadFile(filepath.Join(s.Data, "tasks.jsonl"))
+	os.WriteFile(filepath.Join(data, "tasks.jsonl"), tasks, 0o644)
+	moved := s
+	moved.Out, moved.Data, moved.Repos = out, data, "../elsewhere/REPOS"
+	q, _ := New("table1", moved)
+	if calls, err := execute(t, q, -1); err != nil || len(calls) != 0 {
+		t.Fatalf("moved folder: %d calls, %v", len(calls), err)
+	}
+	os.WriteFile(filepath.Join(data, "tasks.jsonl"), append(tasks, tasks...), 0o644)
+	if calls, err := execute(t, q, -1); err == nil || len(calls) != 0 || !strings.Contains(err.Error(), "other benchmark data") {
+		t.Errorf("other data: %d calls, %v", len(calls), err)
+	}
+	os.WriteFile(filepath.Join(data, "tasks.jsonl"), tasks, 0o644)
+	os.WriteFile(moved.Probe, []byte("another probe"), 0o644)
+	if calls, err := execute(t, q, -1); err == nil || len(calls) != 0 || !strings.Contains(err.Error(), "another probe") {
+		t.Errorf("other probe: %d calls, %v", len(calls), err)
+	}
+}
+
+// A run folder recorded with absolute paths and no data digest (before
+// records were portable) is accepted and rewritten in the portable form.
+func TestOldRunRecordIsRewritten(t *testing.T) {
+	s := settings(t)
+	p, _ := New("table1", s)
+	r := p.Runs[0]
+	old, _ := json.Marshal(runConfig{Key: p.key(r)})
+	os.MkdirAll(p.RunDir(r.Name), 0o755)
+	file := filepath.Join(p.RunDir(r.Name), configFile)
+	os.WriteFile(file, old, 0o644)
+	if err := p.claim(r); err != nil {
+		t.Fatal(err)
+	}
+	var now runConfig
+	b, _ := os.ReadFile(file)
+	if err := json.Unmarshal(b, &now); err != nil || now.DataSHA256 == "" || strings.Contains(string(b), s.Out) ||
+		flag(now.Key, "--data") != "repoexec-dev" || flag(now.Key, "--model") != "m.gguf" {
+		t.Errorf("rewritten record: %s (%v)", b, err)
 	}
 }
 

@@ -129,7 +129,10 @@ func settings(t *testing.T) Settings {
 	probe := filepath.Join(dir, "actor.probe")
 	os.WriteFile(model, []byte("model"), 0o644)
 	os.WriteFile(probe, []byte("probe"), 0o644)
-	return Settings{Benchmark: "repoexec", Data: "DATA", Repos: "REPOS", Model: model, ModelFile: model, Out: filepath.Join(dir, "out"),
+	data := filepath.Join(dir, "data", "repoexec-dev")
+	os.MkdirAll(data, 0o755)
+	os.WriteFile(filepath.Join(data, "tasks.jsonl"), []byte(`{"task_id": 1}`+"\n"), 0o644)
+	return Settings{Benchmark: "repoexec", Data: data, Repos: "REPOS", Model: model, ModelFile: model, Out: filepath.Join(dir, "out"),
 		N: 2, Temperature: 0.6, Tasks: []string{"1", "2", "3"}, AllTasks: 5, Step: 2, Probe: probe, Labels: "LABELS",
 		Entropies: []float64{0.6, 0.8}, Influences: []float64{0.05}, Command: "actor experiment x"}
 }

@@ -1,0 +1,142 @@
+package experiment
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"actor/bench/results"
+	"actor/models"
+)
+
+// configFile records, in a run folder, what made its samples.
+const configFile = "experiment.json"
+
+// runConfig is a run folder's configFile: the identity of the samples in
+// it, independent of where the checkout, the data and the repositories
+// lie, so that a results folder committed on one machine is continued on
+// another.
+type runConfig struct {
+	// Key is every actor run flag but the task list, -n and --threads,
+	// with paths cut to their last element (see portableKey).
+	Key []string `json:"key"`
+	// DataSHA256 digests the benchmark data (--data): the same folder name
+	// holding other tasks is another configuration.
+	DataSHA256 string `json:"data_sha256,omitempty"`
+	// ProbeSHA256 is the SHA-256 of the --probe file, if any: a probe
+	// file replaced under the same name is another configuration.
+	ProbeSHA256 string `json:"probe_sha256,omitempty"`
+}
+
+// pathFlags are the run flags whose values are files or folders.
+var pathFlags = []string{"--data", "--repos", "--probe", "--labels", "--model"}
+
+// portableKey returns key with the value of every path flag cut to its
+// last element: "/home/a/data/repoexec-dev" and "../data/repoexec-dev"
+// are the same data; what the files hold is checked by digest.
+func portableKey(key []string) []string {
+	out := slices.Clone(key)
+	for i := 0; i+1 < len(out); i++ {
+		if slices.Contains(pathFlags, out[i]) {
+			out[i+1] = filepath.Base(filepath.Clean(out[i+1]))
+			i++
+		}
+	}
+	return out
+}
+
+// dataDigest is the SHA-256 of a file, or of a folder's files (their
+// paths relative to it and their contents, in path order).
+func dataDigest(path string) (string, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	if !info.Mode().IsDir() {
+		return models.SHA256File(path)
+	}
+	h := sha256.New()
+	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		rel, _ := filepath.Rel(path, p)
+		sum, err := models.SHA256File(p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s %s\n", filepath.ToSlash(rel), sum)
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// identity is what run r's folder must hold.
+func (p *Plan) identity(r Run) (runConfig, error) {
+	want := runConfig{Key: portableKey(p.key(r))}
+	sum, err := dataDigest(p.Settings.Data)
+	if err != nil {
+		return want, fmt.Errorf("--data: %w", err)
+	}
+	want.DataSHA256 = sum
+	if i := slices.Index(r.Args, "--probe"); i >= 0 {
+		if want.ProbeSHA256, err = models.SHA256File(r.Args[i+1]); err != nil {
+			return want, fmt.Errorf("%s: %w", r.Name, err)
+		}
+	}
+	return want, nil
+}
+
+// claim records the run's configuration in its folder, or checks that the
+// folder holds samples of this configuration. A record written before
+// paths were cut (absolute paths, no data digest) is read as its portable
+// form and rewritten.
+func (p *Plan) claim(r Run) error {
+	dir := p.RunDir(r.Name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	want, err := p.identity(r)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dir, configFile)
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if err == nil {
+		var have runConfig
+		if err := json.Unmarshal(data, &have); err != nil {
+			return fmt.Errorf("%s: %v", path, err)
+		}
+		have.Key = portableKey(have.Key)
+		if !slices.Equal(have.Key, want.Key) {
+			return fmt.Errorf("%s holds samples made with other flags (%s), not %s: use another --out", dir, Quote(have.Key), Quote(want.Key))
+		}
+		if have.ProbeSHA256 != want.ProbeSHA256 {
+			return fmt.Errorf("%s holds samples made with another probe (SHA-256 %s, now %s): use another --out", dir, have.ProbeSHA256, want.ProbeSHA256)
+		}
+		if have.DataSHA256 != "" && have.DataSHA256 != want.DataSHA256 {
+			return fmt.Errorf("%s holds samples of other benchmark data (SHA-256 %s, now %s of %s): use another --out", dir, have.DataSHA256, want.DataSHA256, p.Settings.Data)
+		}
+		if string(data) == string(encodeConfig(want)) {
+			return nil
+		}
+	}
+	return results.WriteAtomic(path, encodeConfig(want))
+}
+
+func encodeConfig(c runConfig) []byte {
+	b, _ := json.MarshalIndent(c, "", "  ")
+	return append(b, '\n')
+}
