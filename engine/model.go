@@ -38,6 +38,10 @@ type Options struct {
 	// BatchSize is the number of tokens per forward pass when prefilling
 	// (0: DefaultBatchSize). Larger batches are faster but need more memory.
 	BatchSize int
+	// KeepQ5_0 keeps Q5_0 matrices as stored instead of widening them to
+	// their exact Q8_0 copies, which ggml multiplies faster (same logits;
+	// 12 more bytes per 32 weights). For measurements.
+	KeepQ5_0 bool
 }
 
 // DefaultThreads is the thread count used when Options.Threads is 0: the
@@ -83,7 +87,7 @@ func Load(path string, opts Options) (*Model, error) {
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = DefaultBatchSize
 	}
-	net, err := ggml.Load(path, cfg.params(f), ggml.Options{Threads: opts.Threads, FlashAttention: opts.FlashAttention})
+	net, err := ggml.Load(path, cfg.params(f), ggml.Options{Threads: opts.Threads, FlashAttention: opts.FlashAttention, NoWiden: opts.KeepQ5_0})
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
@@ -112,3 +116,7 @@ func (m *Model) Close() {
 // interleaved CPU layout at load (0 unless the binary was built with
 // -DGGML_USE_CPU_REPACK and the file has Q4_0, Q4_K or IQ4_NL matrices).
 func (m *Model) RepackedMatrices() int { return m.net.Repacked() }
+
+// WidenedMatrices is the number of Q5_0 matrices held as their exact Q8_0
+// copies, and the memory that took beyond the file's (see Options.KeepQ5_0).
+func (m *Model) WidenedMatrices() (int, int64) { return m.net.Widened() }

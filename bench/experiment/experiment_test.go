@@ -119,7 +119,10 @@ func TestTable1RunsInTurnsResumesAndReports(t *testing.T) {
 	// ACToR passes every sample, the baselines none: won 3 of 3 tasks,
 	// sign test p = 2·(½)³ = 0.25.
 	contains(t, "report.md", string(rep), "| ACToR | 3 | 6 | 100.00 [100.00, 100.00] |", "| RawPrompt | 3 | 6 | 0.00 [0.00, 0.00] |",
-		"| RawPrompt | +100.00 [+100.00, +100.00] | – | 3 | 0 | 0 | 0.25 |", "![table1.png](table1.png)")
+		"| RawPrompt | +100.00 [+100.00, +100.00] | – | 3 | 0 | 0 | 0.25 |", "![table1.png](table1.png)",
+		// Samples 0 changed context (3 changes, 3 triggers; ACToR passed 3,
+		// RawRAG 0: 3 won, p = 0.25); samples 1 are RawRAG's code.
+		"## Where ACToR departs from RawRAG", "| ACToR | 6 | 3 | 3 / 3 | 3 / 0 | 3 / 0 | 0.25 | 3 of 3 | 3 / 0 |")
 	testsupport.CheckPNG(t, filepath.Join(p.ReportDir(), "table1.png"), 300)
 	readme, _ := os.ReadFile(filepath.Join(p.ReportDir(), "README.md"))
 	sum, _ := models.SHA256File(s.ModelFile)

@@ -2,6 +2,8 @@ package experiment
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -75,7 +77,16 @@ func fakeRun(args []string) error {
 			if done[sampleKey{task, s}] {
 				continue
 			}
-			if err := w.Write(predictions.Prediction{TaskID: task, Sample: s, Code: "    return 1\n", Method: method, Model: "m", Tokens: 4}); err != nil {
+			// ACToR's first sample changes its context once and writes
+			// other code; its second is RawRAG's.
+			pr := predictions.Prediction{TaskID: task, Sample: s, Code: "    return 1\n", Method: method, Model: "m", Tokens: 4}
+			if strings.HasPrefix(method, "actor") {
+				pr.Triggers = 1
+				if s == 0 {
+					pr.Code, pr.ContextChanges = "    return 2\n", 1
+				}
+			}
+			if err := w.Write(pr); err != nil {
 				return err
 			}
 			// Four judged tokens with entropies 0.5, 1, 1.5, 2; the probe
@@ -114,8 +125,9 @@ func fakeEval(args []string) error {
 	for _, p := range ps {
 		pass := p.Method == "actor" || (p.Method == "actor-entropy" && p.Sample == 1)
 		status := map[bool]string{true: results.StatusPassed, false: results.StatusFailed}[pass]
+		sum := sha256.Sum256([]byte(p.Code))
 		if err := st.Add(results.Record{TaskID: p.TaskID, Sample: p.Sample, Method: p.Method, Model: p.Model, Passed: pass, Status: status,
-			Tokens: p.Tokens}); err != nil {
+			Tokens: p.Tokens, CodeSHA: hex.EncodeToString(sum[:]), Triggers: p.Triggers, ContextChanges: p.ContextChanges}); err != nil {
 			return err
 		}
 	}

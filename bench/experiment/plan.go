@@ -103,6 +103,14 @@ type Run struct {
 	Cell *Cell
 }
 
+// Method is the run's --method.
+func (r Run) Method() string {
+	if i := slices.Index(r.Args, "--method"); i >= 0 && i+1 < len(r.Args) {
+		return r.Args[i+1]
+	}
+	return ""
+}
+
 // Cell is a sensitivity grid position.
 type Cell struct{ Entropy, Influence float64 }
 

@@ -74,6 +74,13 @@ func (p *Plan) body(b *bytes.Buffer, rows []row) ([]string, error) {
 	switch p.Experiment {
 	case "table1":
 		b.WriteString("## pass@k\n\n" + p.passTable(rows) + "\n## ACToR against each baseline\n\n" + p.pairedTable(ref, others))
+		ds, err := p.departures(rows)
+		if err != nil {
+			return nil, err
+		}
+		if len(ds) > 0 {
+			b.WriteString("\n## Where ACToR departs from RawRAG\n\n" + departureTable(ds))
+		}
 		return []string{"table1.png"}, p.passFigure(rows, filepath.Join(dir, "table1.png"))
 	case "ablations":
 		for _, g := range []struct{ group, title string }{{"rules", "Table III: labelling rules"}, {"modules", "Table IV: modules"}} {

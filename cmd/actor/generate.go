@@ -73,7 +73,7 @@ func runGenerate(stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("generate: prompt file: %w", err)
 	}
-	m, tok, err := pipeline.OpenModel(f.model, engine.Options{ContextLength: f.ctx, Threads: f.threads, F32Cache: f.f32Cache, FlashAttention: f.flashAttn})
+	m, tok, err := pipeline.OpenModel(f.model, engineOptions(engine.Options{ContextLength: f.ctx, Threads: f.threads, F32Cache: f.f32Cache, FlashAttention: f.flashAttn}))
 	if err != nil {
 		return err
 	}

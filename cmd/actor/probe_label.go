@@ -183,7 +183,7 @@ func runProbeLabel(ctx context.Context, stderr io.Writer) error {
 	if w := engine.CPUWarning(); w != "" {
 		fmt.Fprintln(stderr, w)
 	}
-	m, tok, err := pipeline.OpenModel(f.model, engine.Options{ContextLength: f.ctx, Threads: f.threads})
+	m, tok, err := pipeline.OpenModel(f.model, engineOptions(engine.Options{ContextLength: f.ctx, Threads: f.threads}))
 	if err != nil {
 		return err
 	}

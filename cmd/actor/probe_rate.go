@@ -108,7 +108,7 @@ func runProbeRate(ctx context.Context, stdout, stderr io.Writer) error {
 		samples = samples[:f.limit]
 	}
 	quietLogs(stderr)
-	m, tok, err := pipeline.OpenModel(f.model, engine.Options{ContextLength: f.ctx, Threads: f.threads})
+	m, tok, err := pipeline.OpenModel(f.model, engineOptions(engine.Options{ContextLength: f.ctx, Threads: f.threads}))
 	if err != nil {
 		return err
 	}

@@ -97,7 +97,7 @@ func runBenchmark(cmd *cobra.Command, stdout, stderr io.Writer) error {
 	}
 	cfg := generate.DefaultConfig
 	cfg.Temperature, cfg.TopK, cfg.TopP, cfg.Seed, cfg.MaxNewTokens = f.temperature, f.topK, f.topP, f.seed, f.maxTokens
-	pl, err := openPipeline(f.model, engine.Options{ContextLength: f.ctx, Threads: f.threads}, &f.methodFlags, cfg, stderr)
+	pl, err := openPipeline(f.model, engineOptions(engine.Options{ContextLength: f.ctx, Threads: f.threads}), &f.methodFlags, cfg, stderr)
 	if err != nil {
 		return err
 	}

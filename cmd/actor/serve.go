@@ -82,7 +82,7 @@ func runServe(cmd *cobra.Command, stderr io.Writer) error {
 	if w := engine.CPUWarning(); w != "" {
 		fmt.Fprintln(stderr, w)
 	}
-	pl, err := openPipeline(f.model, engine.Options{ContextLength: f.ctx, Threads: f.threads}, &f.methodFlags, generate.DefaultConfig, stderr)
+	pl, err := openPipeline(f.model, engineOptions(engine.Options{ContextLength: f.ctx, Threads: f.threads}), &f.methodFlags, generate.DefaultConfig, stderr)
 	if err != nil {
 		return err
 	}

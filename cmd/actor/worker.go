@@ -60,7 +60,7 @@ stops the worker after handing its current item back.`,
 		}
 		defer q.Close()
 		w := &queue.Worker{Model: f.model, Probe: f.probe, Data: f.data, Repos: f.repos,
-			Engine: engine.Options{Threads: f.threads}, OpenEncoder: openEncoder, Log: stderr, Progress: progressOn(stderr)}
+			Engine: engineOptions(engine.Options{Threads: f.threads}), OpenEncoder: openEncoder, Log: stderr, Progress: progressOn(stderr)}
 		defer w.Close()
 		host, _ := os.Hostname()
 		name := fmt.Sprintf("%s-%d", host, os.Getpid())

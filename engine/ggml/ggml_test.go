@@ -162,19 +162,26 @@ func TestForwardErrors(t *testing.T) {
 	}
 }
 
+// typed is wide with every matrix's type given as typ, as the engine
+// passes them from the GGUF file.
+func typed(typ fsggml.TensorType) Params {
+	p := wide
+	p.Types = map[string]uint32{}
+	for i := range wide.Layers {
+		for _, n := range []string{"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"} {
+			p.Types["blk."+strconv.Itoa(i)+"."+n+".weight"] = uint32(typ)
+		}
+	}
+	p.Types["output.weight"] = uint32(typ)
+	return p
+}
+
 // TestRepack compares a Q4_K model whose matrices were moved to ggml's
 // repacked layout (when this binary can: -DGGML_USE_CPU_REPACK) with the
 // same file kept in its own layout.
 func TestRepack(t *testing.T) {
 	path := randomModel(t, wide, 512, fsggml.TensorTypeQ4_K, 1, false)
-	p := wide
-	p.Types = map[string]uint32{}
-	for i := range wide.Layers {
-		for _, n := range []string{"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"} {
-			p.Types["blk."+strconv.Itoa(i)+"."+n+".weight"] = uint32(fsggml.TensorTypeQ4_K)
-		}
-	}
-	p.Types["output.weight"] = uint32(fsggml.TensorTypeQ4_K)
+	p := typed(fsggml.TensorTypeQ4_K)
 	load := func(noRepack bool) *Model {
 		m, err := Load(path, p, Options{Threads: 1, NoRepack: noRepack})
 		if err != nil {
@@ -199,6 +206,49 @@ func TestRepack(t *testing.T) {
 			t.Errorf("%d rows: repacked logits differ by %.2e", n, d)
 		} else {
 			t.Logf("%d rows: repacked logits within %.1e (%d matrices repacked)", n, d, packed.Repacked())
+		}
+	}
+}
+
+// TestWiden compares a Q5_0 model whose matrices were widened to their
+// Q8_0 copies with the same file kept as Q5_0: the weights are the same
+// numbers, and so are the products, for one row (ggml's dot products)
+// and for batches (its tiled matrix products).
+func TestWiden(t *testing.T) {
+	path := randomModel(t, wide, 512, fsggml.TensorTypeQ5_0, 1, false)
+	p := typed(fsggml.TensorTypeQ5_0)
+	load := func(noWiden bool) *Model {
+		m, err := Load(path, p, Options{Threads: 2, NoWiden: noWiden})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(m.Close)
+		return m
+	}
+	plain, wider := load(true), load(false)
+	n, extra := wider.Widened()
+	if want := 7*wide.Layers + 1; n != want || extra <= 0 {
+		t.Fatalf("%d matrices widened (+%d bytes), want %d", n, extra, want)
+	}
+	if n, _ := plain.Widened(); n != 0 {
+		t.Fatalf("NoWiden widened %d matrices", n)
+	}
+	long := make([]int32, 96)
+	for i := range long {
+		long[i] = int32(i*37) % int32(wide.Vocab)
+	}
+	for _, toks := range [][]int32{tokens[:1], tokens, long} {
+		all := make([]int, len(toks))
+		for i := range all {
+			all[i] = i
+		}
+		b := Batch{Tokens: toks, Outputs: all, Logits: true}
+		want := run(t, plain, newCache(t, plain, CacheF32), b).Logits
+		got := run(t, wider, newCache(t, wider, CacheF32), b).Logits
+		if d := testsupport.MaxAbsDiff(got, want); d > 1e-5 {
+			t.Errorf("%d rows: widened logits differ by %.2e", len(toks), d)
+		} else {
+			t.Logf("%d rows: widened logits within %.1e", len(toks), d)
 		}
 	}
 }

@@ -62,6 +62,9 @@ type Options struct {
 	// NoRepack keeps every weight in the file's layout even when the
 	// binary can repack (see RepackAvailable).
 	NoRepack bool
+	// NoWiden keeps Q5_0 matrices as they are instead of their exact,
+	// faster Q8_0 copies (see widen.go).
+	NoWiden bool
 }
 
 // Model holds the weights of one decoder in memory (copied from the file,
@@ -76,6 +79,8 @@ type Model struct {
 	layers  []layer
 	// repacked holds matrices moved to ggml's interleaved layout, or nil
 	repacked *repackedWeights
+	// widened holds the Q8_0 copies of Q5_0 matrices, or nil
+	widened *widenedWeights
 }
 
 // Load reads the weights of the GGUF file at path into memory. The file must
@@ -99,6 +104,9 @@ func Load(path string, p Params, o Options) (m *Model, err error) {
 	if err := b.Load(context.Background(), nil); err != nil {
 		b.Close()
 		return nil, fmt.Errorf("%s: reading weights: %w", path, err)
+	}
+	if !o.NoWiden {
+		m.widen(p.Types)
 	}
 	if !o.NoRepack {
 		m.repack(p.Types)
@@ -151,6 +159,8 @@ func (m *Model) Close() {
 		m.b = nil
 		m.repacked.free()
 		m.repacked = nil
+		m.widened.free()
+		m.widened = nil
 	}
 }
 

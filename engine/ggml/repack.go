@@ -92,7 +92,6 @@ static void repack_free(void * buf, struct ggml_context * ctx) {}
 import "C"
 
 import (
-	"strconv"
 	"unsafe"
 
 	"github.com/ollama/ollama/ml"
@@ -139,29 +138,13 @@ func (m *Model) repack(types map[string]uint32) {
 	if buft == nil || unsafe.Sizeof(ggmlbe.Tensor{}) != unsafe.Sizeof(tensorHeader{}) {
 		return
 	}
-	type slot struct {
-		w    *ml.Tensor
-		name string
-	}
-	var todo []slot
-	add := func(w *ml.Tensor, name string) {
-		if *w != nil && repackTypes[types[name]] && (*w).Dim(1)%8 == 0 &&
-			C.GoString(C.tensor_name(header(*w).t)) == name { // the mirror reads the right field
-			todo = append(todo, slot{w, name})
+	var todo []weightSlot
+	for _, s := range m.matrices() {
+		if *s.w != nil && repackTypes[types[s.name]] && (*s.w).Dim(1)%8 == 0 &&
+			C.GoString(C.tensor_name(header(*s.w).t)) == s.name { // the mirror reads the right field
+			todo = append(todo, s)
 		}
 	}
-	for i := range m.layers {
-		l := &m.layers[i]
-		pre := "blk." + strconv.Itoa(i) + "."
-		for _, w := range []struct {
-			t    *ml.Tensor
-			name string
-		}{{&l.wq, "attn_q"}, {&l.wk, "attn_k"}, {&l.wv, "attn_v"}, {&l.wo, "attn_output"},
-			{&l.wg, "ffn_gate"}, {&l.wu, "ffn_up"}, {&l.wd, "ffn_down"}} {
-			add(w.t, pre+w.name+".weight")
-		}
-	}
-	add(&m.output, "output.weight") // a copy of its own even when tied
 	if len(todo) == 0 {
 		return
 	}

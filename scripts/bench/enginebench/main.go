@@ -27,6 +27,7 @@ type result struct {
 	Threads      int     `json:"threads"`
 	Flash        bool    `json:"flash_attn"`
 	Repacked     int     `json:"repacked_matrices"`
+	Widened      int     `json:"widened_matrices"`
 	PromptTokens int     `json:"prompt_tokens"`
 	DecodeTokens int     `json:"decode_tokens"`
 	PrefillTPS   float64 `json:"prefill_tps"`
@@ -59,17 +60,18 @@ func main() {
 	decode := flag.Int("decode", 64, "tokens to decode after the prompt")
 	flash := flag.Bool("flash-attn", false, "use flash attention")
 	f32 := flag.Bool("f32-cache", false, "float32 KV cache")
+	keep := flag.Bool("keep-q5_0", false, "keep Q5_0 matrices as stored (no widening to Q8_0)")
 	flag.Parse()
-	if err := run(*model, *threads, *prompt, *decode, *flash, *f32); err != nil {
+	if err := run(*model, *threads, *prompt, *decode, *flash, *f32, *keep); err != nil {
 		fmt.Fprintln(os.Stderr, "enginebench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(path string, threads, nPrompt, nDecode int, flash, f32 bool) error {
+func run(path string, threads, nPrompt, nDecode int, flash, f32, keepQ5 bool) error {
 	t0 := time.Now()
 	ctxLen := nPrompt + 2*nDecode + 8
-	m, err := engine.Load(path, engine.Options{Threads: threads, ContextLength: ctxLen, FlashAttention: flash, F32Cache: f32})
+	m, err := engine.Load(path, engine.Options{Threads: threads, ContextLength: ctxLen, FlashAttention: flash, F32Cache: f32, KeepQ5_0: keepQ5})
 	if err != nil {
 		return err
 	}
@@ -78,7 +80,8 @@ func run(path string, threads, nPrompt, nDecode int, flash, f32 bool) error {
 	for _, f := range engine.BuildFeatures() {
 		engineName += "+" + f
 	}
-	r := result{Engine: engineName, Model: path, Repacked: m.RepackedMatrices(), Threads: threads, Flash: flash, PromptTokens: nPrompt, DecodeTokens: nDecode,
+	widened, _ := m.WidenedMatrices()
+	r := result{Engine: engineName, Model: path, Repacked: m.RepackedMatrices(), Widened: widened, Threads: threads, Flash: flash, PromptTokens: nPrompt, DecodeTokens: nDecode,
 		LoadS: time.Since(t0).Seconds()}
 	s, err := m.NewSession()
 	if err != nil {
