@@ -132,3 +132,51 @@ func TestRealPrefixReuse(t *testing.T) {
 		}
 	}
 }
+
+// TestWidenedQwenIsExact runs Qwen2.5-Coder-0.5B (mostly Q5_0) with its
+// Q5_0 matrices widened to Q8_0 and kept as stored: a 300-token prefill
+// (batched matrix products) and steps after it (dot products) give the
+// same logits bit for bit, so widening changes speed, not samples.
+func TestWidenedQwenIsExact(t *testing.T) {
+	path := testsupport.Model(t, "qwen2.5-coder-0.5b")
+	load := func(keep bool) *Model {
+		m, err := Load(path, Options{Threads: 2, ContextLength: 512, KeepQ5_0: keep})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(m.Close)
+		return m
+	}
+	kept, wide := load(true), load(false)
+	if n, _ := kept.WidenedMatrices(); n != 0 {
+		t.Fatalf("KeepQ5_0 widened %d matrices", n)
+	}
+	if n, extra := wide.WidenedMatrices(); n < 100 || extra <= 0 {
+		t.Fatalf("%d matrices widened (+%d bytes), want the file's 133 Q5_0 matrices", n, extra)
+	}
+	a, b := newSession(t, kept), newSession(t, wide)
+	ids := realIDs(300, 7)
+	pa, err := a.Prefill(ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := b.Prefill(ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for step := 0; ; step++ {
+		if d := testsupport.MaxAbsDiff(pa.Logits, pb.Logits); d != 0 {
+			t.Fatalf("step %d: logits differ by %.3g", step, d)
+		}
+		if step == 4 {
+			break
+		}
+		next := pa.Top1
+		if pa, err = a.Step(next); err != nil {
+			t.Fatal(err)
+		}
+		if pb, err = b.Step(next); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
