@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -53,6 +54,9 @@ type Config struct {
 	Envs string
 	// Tasks restricts the run to these task ids (all when empty).
 	Tasks []string
+	// Published restricts a RepoExec run to the benchmark's 355 published
+	// tasks (see dataset.Task.Published).
+	Published bool
 	// WorkDir is where workspaces are made (default: the temp folder).
 	WorkDir string
 	// Keep leaves workspaces on disk for inspection.
@@ -122,6 +126,9 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	tasks, err := selectTasks(set, cfg.Tasks)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Published {
+		tasks = slices.DeleteFunc(tasks, func(t *dataset.Task) bool { return !t.Published() })
 	}
 	jobs, predErrs, err := loadJobs(cfg, set, tasks)
 	if err != nil {

@@ -69,6 +69,13 @@ func TestPublishedData(t *testing.T) {
 	if len(set.Tasks) != 430 || len(set.Errors) != 0 || len(projects) != 23 {
 		t.Fatalf("%d tasks of %d projects, errors %v", len(set.Tasks), len(projects), set.Errors)
 	}
+	published := 0
+	for i := range set.Tasks {
+		published += map[bool]int{true: 1}[set.Tasks[i].Published()]
+	}
+	if published != 355 {
+		t.Errorf("%d of the 430 rows are published tasks, want 355", published)
+	}
 	dev := envOr("ACTOR_REPOEXEC_DEV", testsupport.Path("../shared/data/repoexec-dev"))
 	if !exists(filepath.Join(dev, "tasks.jsonl")) {
 		return
@@ -78,7 +85,11 @@ func TestPublishedData(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range devSet.Tasks {
-		// The development rows carry problem_ids next to their task_id.
+		// The development rows carry problem_ids next to their task_id:
+		// the map of the 355 published tasks must agree with each.
+		if id, ok := RepoExecPublished(d.ProblemID); !ok || id != d.ID || !d.Published() {
+			t.Errorf("dev task %s (problem %s): the published map gives %q, %v", d.ID, d.ProblemID, id, ok)
+		}
 		var found *Task
 		for i := range set.Tasks {
 			if set.Tasks[i].Project == d.Project && set.Tasks[i].Module == d.Module && set.Tasks[i].EntryPoint == d.EntryPoint {
@@ -88,5 +99,31 @@ func TestPublishedData(t *testing.T) {
 		if found == nil || found.Gold != d.Gold || found.Test != d.Test {
 			t.Errorf("dev task %s (%s.%s) is not a published row", d.ID, d.Module, d.EntryPoint)
 		}
+	}
+}
+
+// TestPublishedMap checks the embedded map of RepoExec's 355 published
+// tasks: task ids 0–354 each once, distinct rows, and the selection of a
+// row by its problem_ids.
+func TestPublishedMap(t *testing.T) {
+	m := repoexecPublished()
+	seen := map[int]bool{}
+	for _, id := range m {
+		if id < 0 || id > 354 || seen[id] {
+			t.Fatalf("task id %d out of range or repeated", id)
+		}
+		seen[id] = true
+	}
+	if len(m) != 355 {
+		t.Fatalf("%d published tasks, want 355", len(m))
+	}
+	in := Task{Benchmark: RepoExec, ID: "540", ProblemID: "540"}
+	out := Task{Benchmark: RepoExec, ID: "224", ProblemID: "224"} // left out of the 355
+	export := Task{Benchmark: RepoExec, ID: "12"}
+	if id, ok := RepoExecPublished("540"); !ok || id != "354" || !in.Published() || out.Published() || !export.Published() {
+		t.Errorf("540 -> %q %v; published: 540 %v, 224 %v, export row %v", id, ok, in.Published(), out.Published(), export.Published())
+	}
+	if (&Task{Benchmark: CoderEval, ID: "x"}).Published() {
+		t.Error("a CoderEval task counted as published RepoExec")
 	}
 }

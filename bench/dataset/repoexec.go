@@ -86,6 +86,11 @@ func parseRepoExec(raw []byte) (Task, error) {
 			break
 		}
 	}
+	pid, err := idString(r.ProblemIDs)
+	if err != nil {
+		return Task{}, errors.New("field problem_ids: " + err.Error())
+	}
+	t.ProblemID = pid
 	if err := missing("task_id/id/problem_ids/_id", t.ID, "module/file_path/fpath_tuple", t.Module+t.File); err != nil {
 		return Task{}, err
 	}

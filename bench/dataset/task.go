@@ -42,6 +42,9 @@ type Task struct {
 	// ID identifies the task in predictions files (RepoExec's task_id, id
 	// or problem_ids; CoderEval's _id).
 	ID string
+	// ProblemID is a RepoExec row's problem_ids (its data_with_test_case
+	// row), when the row gives one.
+	ProblemID string
 	// Project is the repository's path under the repositories folder, e.g.
 	// "test-apps/python-string-utils".
 	Project string

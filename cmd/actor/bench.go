@@ -111,6 +111,7 @@ func init() {
 	f.DurationVar(&c.Timeout, "timeout", 0, "time limit per test (default: RepoExec 120s, CoderEval 30s)")
 	registerEnvs(f, &c.Python, &c.Envs)
 	f.StringSliceVar(&c.Tasks, "task", nil, "only these task ids (repeatable, comma-separated)")
+	f.BoolVar(&c.Published, "published", false, "RepoExec: only the 355 tasks the benchmark publishes (of data_with_test_case's 430 rows)")
 	f.StringVar(&c.WorkDir, "workdir", "", "where per-sample workspaces are made (default: system temp folder)")
 	f.BoolVar(&c.Keep, "keep", false, "keep the workspaces for inspection")
 	benchCmd.AddCommand(benchRunCmd)
