@@ -16,7 +16,13 @@ var wide = Params{Layers: 2, Embed: 256, Heads: 4, KVHeads: 2, HeadDim: 64, Rope
 
 func loadRandom(t *testing.T, typ fsggml.TensorType, dequant bool, o Options) *Model {
 	t.Helper()
-	m, err := Load(randomModel(t, wide, 512, typ, 1, dequant), wide, o)
+	return loadPath(t, randomModel(t, wide, 512, typ, 1, dequant), wide, o)
+}
+
+// loadPath loads the model file at path, closed when the test ends.
+func loadPath(t *testing.T, path string, p Params, o Options) *Model {
+	t.Helper()
+	m, err := Load(path, p, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,15 +188,7 @@ func typed(typ fsggml.TensorType) Params {
 func TestRepack(t *testing.T) {
 	path := randomModel(t, wide, 512, fsggml.TensorTypeQ4_K, 1, false)
 	p := typed(fsggml.TensorTypeQ4_K)
-	load := func(noRepack bool) *Model {
-		m, err := Load(path, p, Options{Threads: 1, NoRepack: noRepack})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(m.Close)
-		return m
-	}
-	plain, packed := load(true), load(false)
+	plain, packed := loadPath(t, path, p, Options{Threads: 1, NoRepack: true}), loadPath(t, path, p, Options{Threads: 1})
 	if want := 7*wide.Layers + 1; RepackAvailable() != (packed.Repacked() == want) || plain.Repacked() != 0 {
 		t.Fatalf("repack available %v: %d matrices repacked, want %d", RepackAvailable(), packed.Repacked(), want)
 	}
@@ -217,15 +215,7 @@ func TestRepack(t *testing.T) {
 func TestWiden(t *testing.T) {
 	path := randomModel(t, wide, 512, fsggml.TensorTypeQ5_0, 1, false)
 	p := typed(fsggml.TensorTypeQ5_0)
-	load := func(noWiden bool) *Model {
-		m, err := Load(path, p, Options{Threads: 2, NoWiden: noWiden})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(m.Close)
-		return m
-	}
-	plain, wider := load(true), load(false)
+	plain, wider := loadPath(t, path, p, Options{Threads: 2, NoWiden: true}), loadPath(t, path, p, Options{Threads: 2})
 	n, extra := wider.Widened()
 	if want := 7*wide.Layers + 1; n != want || extra <= 0 {
 		t.Fatalf("%d matrices widened (+%d bytes), want %d", n, extra, want)

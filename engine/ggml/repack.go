@@ -25,7 +25,6 @@ void ggml_free(struct ggml_context * ctx);
 size_t ggml_tensor_overhead(void);
 struct ggml_tensor * ggml_dup_tensor(struct ggml_context * ctx, const struct ggml_tensor * src);
 size_t ggml_nbytes(const struct ggml_tensor * tensor);
-const char * ggml_get_name(const struct ggml_tensor * tensor);
 int ggml_cpu_has_avx2(void);
 ggml_backend_dev_t ggml_backend_dev_by_type(int type);
 ggml_backend_reg_t ggml_backend_dev_backend_reg(ggml_backend_dev_t device);
@@ -71,7 +70,6 @@ static void repack_move(struct ggml_tensor * dst, const struct ggml_tensor * src
 	actor_release_pages(ggml_get_data(src), ggml_nbytes(src));
 }
 
-static const char * tensor_name(const struct ggml_tensor * t) { return ggml_get_name(t); }
 
 static void repack_free(void * buf, struct ggml_context * ctx) {
 	ggml_backend_buffer_free((ggml_backend_buffer_t) buf);
@@ -85,7 +83,6 @@ static struct ggml_context * repack_context(int n) { return NULL; }
 static struct ggml_tensor * repack_dup(struct ggml_context * ctx, const struct ggml_tensor * t) { return NULL; }
 static void * repack_alloc(struct ggml_context * ctx, void * buft) { return NULL; }
 static void repack_move(struct ggml_tensor * dst, const struct ggml_tensor * src) {}
-static const char * tensor_name(const struct ggml_tensor * t) { return ""; }
 static void repack_free(void * buf, struct ggml_context * ctx) {}
 #endif
 */
@@ -138,13 +135,7 @@ func (m *Model) repack(types map[string]uint32) {
 	if buft == nil || unsafe.Sizeof(ggmlbe.Tensor{}) != unsafe.Sizeof(tensorHeader{}) {
 		return
 	}
-	var todo []weightSlot
-	for _, s := range m.matrices() {
-		if *s.w != nil && repackTypes[types[s.name]] && (*s.w).Dim(1)%8 == 0 &&
-			C.GoString(C.tensor_name(header(*s.w).t)) == s.name { // the mirror reads the right field
-			todo = append(todo, s)
-		}
-	}
+	todo := m.matricesWhere(func(name string, w ml.Tensor) bool { return repackTypes[types[name]] && w.Dim(1)%8 == 0 })
 	if len(todo) == 0 {
 		return
 	}
@@ -160,9 +151,7 @@ func (m *Model) repack(types map[string]uint32) {
 	}
 	for i, s := range todo {
 		C.repack_move(dst[i], header(*s.w).t)
-		wrapped := *(*s.w).(*ggmlbe.Tensor)
-		header(&wrapped).t = dst[i]
-		*s.w = &wrapped
+		s.replace(dst[i])
 	}
 	m.repacked = &repackedWeights{ctx: ctx, buf: buf, n: len(todo)}
 }

@@ -120,6 +120,26 @@ func (m *Model) matrices() []weightSlot {
 	return append(out, weightSlot{&m.output, "output.weight"})
 }
 
+// matricesWhere lists the model's matrices that keep selects, skipping
+// absent ones and any whose C tensor does not carry its name (the mirror
+// of ollama's tensor would be reading the wrong field).
+func (m *Model) matricesWhere(keep func(name string, w ml.Tensor) bool) []weightSlot {
+	var out []weightSlot
+	for _, s := range m.matrices() {
+		if *s.w != nil && keep(s.name, *s.w) && C.GoString(C.ggml_get_name(header(*s.w).t)) == s.name {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// replace points the slot's weight at another C tensor of the same shape.
+func (s weightSlot) replace(t *C.struct_ggml_tensor) {
+	wrapped := *(*s.w).(*ggmlbe.Tensor)
+	header(&wrapped).t = t
+	*s.w = &wrapped
+}
+
 // widen replaces every Q5_0 matrix (given its ggml type in types, by
 // tensor name) by its exact Q8_0 copy and releases the pages of the
 // original.
@@ -127,12 +147,7 @@ func (m *Model) widen(types map[string]uint32) {
 	if unsafe.Sizeof(ggmlbe.Tensor{}) != unsafe.Sizeof(tensorHeader{}) {
 		return
 	}
-	var todo []weightSlot
-	for _, s := range m.matrices() {
-		if *s.w != nil && types[s.name] == typeQ5_0 && C.GoString(C.ggml_get_name(header(*s.w).t)) == s.name {
-			todo = append(todo, s)
-		}
-	}
+	todo := m.matricesWhere(func(name string, _ ml.Tensor) bool { return types[name] == typeQ5_0 })
 	if len(todo) == 0 {
 		return
 	}
@@ -152,9 +167,7 @@ func (m *Model) widen(types map[string]uint32) {
 		n := int64(C.ggml_nbytes(src)) / q5_0Bytes
 		C.widen_q5_0(C.ggml_get_data(dst[i]), C.ggml_get_data(src), C.int64_t(n), C.ggml_nbytes(src))
 		extra += n * (q8_0Bytes - q5_0Bytes)
-		wrapped := *(*s.w).(*ggmlbe.Tensor)
-		header(&wrapped).t = dst[i]
-		*s.w = &wrapped
+		s.replace(dst[i])
 	}
 	m.widened = &widenedWeights{ctx: ctx, buf: unsafe.Pointer(buf), n: len(todo), bytes: extra}
 }
