@@ -3,8 +3,10 @@ package experiment
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -149,7 +151,21 @@ func (p *Plan) evaluate(ctx context.Context, run Exec, log io.Writer, r Run) err
 	if err := run(ctx, p.EvalArgs(r)); err != nil {
 		return fmt.Errorf("%s: %w", r.Name, err)
 	}
-	return nil
+	return portableFile(filepath.Join(p.RunDir(r.Name), "eval", results.SummaryMD))
+}
+
+// portableFile rewrites a text file of a run folder with its paths under
+// the working folder made relative (see portable), so that a results
+// folder committed with the code names no path of the machine it ran on.
+func portableFile(path string) error {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return results.WriteAtomic(path, portable(data))
 }
 
 // setEqualRate replaces r's EqualRate threshold (in the plan's Runs too,

@@ -1,8 +1,6 @@
 package experiment
 
 import (
-	"actor/internal/testsupport"
-	"actor/models"
 	"context"
 	"encoding/json"
 	"io"
@@ -11,6 +9,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"actor/bench/results"
+	"actor/internal/testsupport"
+	"actor/models"
 )
 
 // execute runs the plan with a fresh fake actor and returns its calls.
@@ -108,6 +110,10 @@ func TestTable1RunsInTurnsResumesAndReports(t *testing.T) {
 		if c[0] != "run" || flag(c, "--task") != wantTasks || flag(c, "--out") != p.RunDir(p.Runs[i%5].Name) {
 			t.Errorf("call %d: %q", i, c)
 		}
+	}
+	summary, _ := os.ReadFile(filepath.Join(p.RunDir("actor"), "eval", results.SummaryMD))
+	if string(summary) != "data: "+filepath.Join("data", "tasks.jsonl")+"\n" {
+		t.Errorf("eval summary %q names a path of this machine", summary)
 	}
 	if again, err := execute(t, p, -1); err != nil || len(again) != 0 {
 		t.Fatalf("second run made %d calls (%v): %q", len(again), err, again)
