@@ -32,6 +32,10 @@ type SetupConfig struct {
 	Python string
 	// Projects restricts the setup to these project paths or names.
 	Projects []string
+	// Repos, when set, is the folder holding the projects' sources, in
+	// which the C extensions the benchmark's sources had built are built
+	// (SourceBuilds).
+	Repos string
 	// Log receives progress lines; nil discards.
 	Log io.Writer
 }
@@ -117,6 +121,9 @@ func Setup(ctx context.Context, cfg SetupConfig) (*SetupResult, error) {
 			return res, err
 		}
 		res.Made++
+	}
+	if cfg.Repos != "" {
+		buildSources(ctx, dir, cfg.Repos, specs, res, cfg.Log)
 	}
 	return res, nil
 }

@@ -14,13 +14,13 @@ import (
 )
 
 var benchSetupFlags struct {
-	benchmark, envs, python string
-	projects                []string
+	benchmark, envs, python, repos string
+	projects                       []string
 }
 
 // benchSetupCmd makes the per-project test environments.
 var benchSetupCmd = &cobra.Command{
-	Use:   "setup --benchmark repoexec [--envs DIR] [--python PYTHON3.10] [--project P...]",
+	Use:   "setup --benchmark repoexec [--envs DIR] [--python PYTHON3.10] [--project P...] [--repos DIR]",
 	Short: "Make one Python test environment per benchmark project from the committed lock files (resumable)",
 	Long: `Makes DIR/<project> (default ` + envs.DefaultDir() + `, or $ACTOR_BENCH_ENVS) for every
 RepoExec project: a virtual environment of Python ` + envs.PythonVersion + ` (the benchmark image's
@@ -33,7 +33,10 @@ installed from PyPI into DIR/.tools. When the interpreter lives where other
 users cannot reach it (e.g. under /root), it is copied into DIR/python so the
 sandbox users can run it. Environments already made from the same lock are
 kept; run it again after an interruption. actor bench run then tests each
-task with its project's environment (--envs).`,
+task with its project's environment (--envs). With --repos (the folder holding
+test-apps/), the C extensions the benchmark's copy of the sources had built in
+place are built there too, with the project's environment (tornado's speedups,
+which five tornado.util test programs import).`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, args []string) error {
 		f := benchSetupFlags
@@ -42,7 +45,7 @@ task with its project's environment (--envs).`,
 		}
 		ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		res, err := envs.Setup(ctx, envs.SetupConfig{Dir: f.envs, Python: f.python, Projects: f.projects, Log: cmd.ErrOrStderr()})
+		res, err := envs.Setup(ctx, envs.SetupConfig{Dir: f.envs, Python: f.python, Projects: f.projects, Repos: f.repos, Log: cmd.ErrOrStderr()})
 		if err != nil {
 			return err
 		}
@@ -92,6 +95,7 @@ func init() {
 	f.StringVar(&benchSetupFlags.envs, "envs", envs.DefaultDir(), "folder of the environments")
 	f.StringVar(&benchSetupFlags.python, "python", "", "base interpreter (default: a Python "+envs.PythonVersion+" found here)")
 	f.StringSliceVar(&benchSetupFlags.projects, "project", nil, "only these projects (e.g. test-apps/flutils or flutils; repeatable)")
+	f.StringVar(&benchSetupFlags.repos, "repos", "", "folder holding the projects' sources: also build in place the C extensions the benchmark's sources had (tornado's speedups)")
 	benchCmd.AddCommand(benchSetupCmd)
 
 	l := benchLockCmd.Flags()
