@@ -28,13 +28,17 @@ type Session struct {
 // session's context.
 var ErrContextFull = errors.New("context length exceeded")
 
+// cacheType is the element type of the model's KV caches.
+func (m *Model) cacheType() ggml.CacheType {
+	if m.opts.F32Cache {
+		return ggml.CacheF32
+	}
+	return ggml.CacheF16
+}
+
 // NewSession allocates a KV cache of Options.ContextLength positions.
 func (m *Model) NewSession() (*Session, error) {
-	typ := ggml.CacheF16
-	if m.opts.F32Cache {
-		typ = ggml.CacheF32
-	}
-	c, err := m.net.NewCache(m.opts.ContextLength, typ)
+	c, err := m.net.NewCache(m.opts.ContextLength, m.cacheType())
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}

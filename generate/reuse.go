@@ -1,7 +1,12 @@
 package generate
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 
@@ -33,6 +38,9 @@ type BlockStore struct {
 	bytes   int64
 	clock   int
 	stats   ReuseStats
+	// dir and model, when set (Persist), keep every block on disk too.
+	dir   string
+	model *engine.Model
 }
 
 // DefaultBlockStoreBytes is the default bound of a BlockStore: about 43,000
@@ -48,6 +56,9 @@ type ReuseStats struct {
 	// had computed anyway; Tail the tokens after the blocks moved with
 	// Decoder.ReuseTail.
 	Placed, Computed, Harvested, Tail int
+	// Loaded counts block tokens read from the store's folder (Persist),
+	// Stored those written there.
+	Loaded, Stored int
 }
 
 type storedBlock struct {
@@ -86,22 +97,112 @@ func blockKey(tokens []int32) string {
 	return string(buf)
 }
 
-// get returns the kept block of these tokens, or nil (b.mu held).
+// Persist keeps the store's blocks in a folder of dir named for the model
+// file and its cache layout as well as in memory: a block computed once
+// is read back by later processes (the next tasks of a benchmark run, the
+// next requests of a server) instead of being computed again. The same
+// approximation as in memory, carried further: a block keeps what it
+// attended to when first computed, in whatever prompt that was.
+func (b *BlockStore) Persist(dir string, m *engine.Model) error {
+	info, err := os.Stat(m.Path())
+	if err != nil {
+		return err
+	}
+	sub := filepath.Join(dir, fmt.Sprintf("%s-%d-%s", filepath.Base(m.Path()), info.Size(), m.KVLayout()))
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.dir, b.model = sub, m
+	return nil
+}
+
+// file is where the block of key lives in the store's folder.
+func (b *BlockStore) file(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return filepath.Join(b.dir, hex.EncodeToString(sum[:])+".kv")
+}
+
+// get returns the kept block of these tokens, or nil (b.mu held): from
+// memory, else from the store's folder. A file that cannot be read is a
+// miss, and removed.
 func (b *BlockStore) get(tokens []int32) *engine.KV {
-	e := b.entries[blockKey(tokens)]
+	key := blockKey(tokens)
+	e := b.entries[key]
 	if e == nil {
-		return nil
+		return b.load(key, tokens)
 	}
 	b.clock++
 	e.used = b.clock
 	return e.kv
 }
 
-// put keeps kv under its tokens, dropping the least recently used blocks
-// past the bound (b.mu held). kv itself is kept even when it alone
-// exceeds the bound, until the next put.
+// load reads the block of key from the store's folder into memory (b.mu
+// held).
+func (b *BlockStore) load(key string, tokens []int32) *engine.KV {
+	if b.dir == "" {
+		return nil
+	}
+	path := b.file(key)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	kv, err := b.model.ReadKV(f)
+	f.Close()
+	if err != nil || !slices.Equal(kv.Tokens(), tokens) {
+		if kv != nil {
+			kv.Close()
+		}
+		os.Remove(path) // unreadable or another block's: written anew when computed
+		return nil
+	}
+	b.keep(key, kv)
+	b.stats.Loaded += kv.Len()
+	return kv
+}
+
+// save writes kv to the store's folder unless it is there (b.mu held); a
+// failed write leaves no file and the block only in memory.
+func (b *BlockStore) save(key string, kv *engine.KV) {
+	if b.dir == "" {
+		return
+	}
+	path := b.file(key)
+	if _, err := os.Stat(path); err == nil {
+		return
+	}
+	tmp, err := os.CreateTemp(b.dir, ".partial-*")
+	if err != nil {
+		return
+	}
+	_, err = kv.WriteTo(tmp)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return
+	}
+	b.stats.Stored += kv.Len()
+}
+
+// put keeps kv under its tokens, in memory and in the store's folder
+// (b.mu held).
 func (b *BlockStore) put(kv *engine.KV) {
 	key := blockKey(kv.Tokens())
+	b.keep(key, kv)
+	b.save(key, kv)
+}
+
+// keep holds kv in memory under key, dropping the least recently used
+// blocks past the bound (b.mu held). kv itself is kept even when it alone
+// exceeds the bound, until the next one.
+func (b *BlockStore) keep(key string, kv *engine.KV) {
 	if old := b.entries[key]; old != nil {
 		b.bytes -= old.kv.Bytes()
 		old.kv.Close()

@@ -1,6 +1,8 @@
 package generate
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -196,5 +198,79 @@ func TestTailReuseComputesOnlyTheLastToken(t *testing.T) {
 	}
 	if !slices.Equal(d.cur.sess.Tokens(), seq) || len(got.Logits) != m.Config.Vocab {
 		t.Errorf("the cache holds %d tokens, want the %d of the new sequence", d.cur.sess.Len(), len(seq))
+	}
+}
+
+// A store kept in a folder (Persist) writes every block it harvests or
+// computes there; a new store on the same folder, as a later process
+// would make, places them from the files: the first prompt again
+// evaluates only the target and the generated tokens, with the logits of
+// a plain prefill bit for bit. An unreadable file is a miss, replaced
+// when the block is computed again.
+func TestBlockStorePersists(t *testing.T) {
+	m, tok := loadTiny(t)
+	dir := t.TempDir()
+	d := newDecoder(t, m, tok)
+	d.Blocks = NewBlockStore(0)
+	if err := d.Blocks.Persist(dir, m); err != nil {
+		t.Fatal(err)
+	}
+	ids, spans, _, spans2, _, _ := decodeThenChange(t, d)
+	st := d.Blocks.Stats()
+	d.Blocks.Close()
+	if dTokens := spans2[0].end - spans2[0].start; st.Stored != st.Harvested+st.Computed || st.Stored != spans[2].end+dTokens {
+		t.Fatalf("stored %d block tokens, want the %d harvested and %d computed", st.Stored, st.Harvested, st.Computed)
+	}
+
+	later := func() (*Decoder, engine.Prediction) {
+		d2 := newDecoder(t, m, tok)
+		d2.Blocks = NewBlockStore(0)
+		t.Cleanup(d2.Blocks.Close)
+		if err := d2.Blocks.Persist(dir, m); err != nil {
+			t.Fatal(err)
+		}
+		got, err := d2.prefill(append(slices.Clone(ids), reuseGen...), spans, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d2, got
+	}
+	d2, got := later()
+	if n, want := d2.stats.Evaluated, len(ids)-spans[2].end+len(reuseGen); n != want || d2.Blocks.Stats().Loaded != spans[2].end {
+		t.Errorf("from the folder: %d tokens evaluated (want %d), %d loaded (want %d)", n, want, d2.Blocks.Stats().Loaded, spans[2].end)
+	}
+	fresh, err := m.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	want, err := fresh.Prefill(append(slices.Clone(ids), reuseGen...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Logits, want.Logits) {
+		t.Error("blocks read from the folder give other logits than a plain prefill")
+	}
+
+	files, _ := filepath.Glob(filepath.Join(dir, "*", "*.kv"))
+	if len(files) != 4 {
+		t.Fatalf("%d block files, want 4 (a, b, c, d)", len(files))
+	}
+	for _, f := range files {
+		os.WriteFile(f, []byte("not keys and values"), 0o644)
+	}
+	d3, _ := later()
+	d4 := newDecoder(t, m, tok) // an empty store in memory only
+	d4.Blocks = NewBlockStore(0)
+	defer d4.Blocks.Close()
+	if _, err := d4.prefill(append(slices.Clone(ids), reuseGen...), spans, true); err != nil {
+		t.Fatal(err)
+	}
+	if d3.Blocks.Stats().Loaded != 0 || d3.stats.Evaluated != d4.stats.Evaluated {
+		t.Errorf("unreadable files: %d loaded, %d evaluated; want 0 and %d, as an empty store", d3.Blocks.Stats().Loaded, d3.stats.Evaluated, d4.stats.Evaluated)
+	}
+	// They were replaced by the blocks computed then.
+	if d5, _ := later(); d5.Blocks.Stats().Loaded != spans[2].end {
+		t.Errorf("after unreadable files were replaced: %d loaded, want %d", d5.Blocks.Stats().Loaded, spans[2].end)
 	}
 }

@@ -51,6 +51,9 @@ type Method struct {
 	// KVReuseTail also moves the target and generated tokens;
 	// KVReuseCheck also prefills exactly and traces the divergence.
 	KVReuse, KVReuseTail, KVReuseCheck bool
+	// KVStore, with KVReuse, keeps the blocks' keys and values in this
+	// folder too, for later processes (generate.BlockStore.Persist).
+	KVStore string
 	// Entropy, when above 0, triggers retrieval at tokens of at least this
 	// many nats of entropy instead of at the probe's critical tokens.
 	Entropy float64
@@ -78,8 +81,8 @@ func (m *Method) Validate() error {
 		return fmt.Errorf("--context-change %q: want order or set", m.Change)
 	case m.KVReuse && m.Method != generate.MethodACToR:
 		return fmt.Errorf("--kv-reuse is ACToR's (--method actor), not %s's", m.Method)
-	case (m.KVReuseCheck || m.KVReuseTail) && !m.KVReuse:
-		return errors.New("--kv-reuse-check and --kv-reuse-tail go with --kv-reuse: give it too")
+	case (m.KVReuseCheck || m.KVReuseTail || m.KVStore != "") && !m.KVReuse:
+		return errors.New("--kv-reuse-check, --kv-reuse-tail and --kv-store go with --kv-reuse: give it too")
 	case m.Entropy < 0 || (m.Entropy > 0 && (m.Method != generate.MethodACToR || m.NoInference)):
 		return errors.New("--entropy-trigger is a threshold ≥ 0 nats for ACToR with critical-token inference on (--method actor, no --no-inference)")
 	case m.KVCaches < 1:

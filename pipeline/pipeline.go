@@ -97,6 +97,11 @@ func (p *Pipeline) open() error {
 	p.Dec.Sessions = m.KVCaches
 	if m.KVReuse {
 		p.Dec.Blocks, p.Dec.ReuseTail, p.Dec.CheckReuse = generate.NewBlockStore(0), m.KVReuseTail, m.KVReuseCheck
+		if m.KVStore != "" {
+			if err := p.Dec.Blocks.Persist(m.KVStore, p.Model); err != nil {
+				return fmt.Errorf("--kv-store: %w", err)
+			}
+		}
 	}
 	if file, err := m.ProbeFile(p.ModelName); err != nil {
 		return err

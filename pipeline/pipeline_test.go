@@ -27,6 +27,7 @@ func TestMethodValidate(t *testing.T) {
 		{"change rule", func(m *Method) { m.Change = "any" }, `--context-change "any"`},
 		{"reuse for rawrag", func(m *Method) { m.Method, m.KVReuse = generate.MethodRawRAG, true }, "--kv-reuse is ACToR's"},
 		{"tail without reuse", func(m *Method) { m.KVReuseTail = true }, "go with --kv-reuse"},
+		{"store without reuse", func(m *Method) { m.KVStore = "DIR" }, "go with --kv-reuse"},
 		{"entropy without inference", func(m *Method) { m.Entropy, m.NoInference = 2, true }, "--entropy-trigger"},
 		{"negative entropy", func(m *Method) { m.Entropy = -1 }, "--entropy-trigger"},
 		{"no caches", func(m *Method) { m.KVCaches = 0 }, "--kv-caches 0"},

@@ -35,7 +35,7 @@ type runConfig struct {
 }
 
 // pathFlags are the run flags whose values are files or folders.
-var pathFlags = []string{"--data", "--repos", "--probe", "--labels", "--model"}
+var pathFlags = []string{"--data", "--repos", "--probe", "--labels", "--model", "--kv-store"}
 
 // portableKey returns key with the value of every path flag cut to its
 // last element: "/home/a/data/repoexec-dev" and "../data/repoexec-dev"

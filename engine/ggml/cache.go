@@ -2,6 +2,7 @@ package ggml
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/ollama/ollama/ml"
 )
@@ -71,6 +72,9 @@ func (m *Model) NewCache(size int, typ CacheType) (c *Cache, err error) {
 // Size is the number of positions the cache holds.
 func (c *Cache) Size() int { return c.size }
 
+// Params are the hyper-parameters of the cache's model.
+func (c *Cache) Params() Params { return c.m.p }
+
 // Type is the element type of the cache.
 func (c *Cache) Type() CacheType { return c.typ }
 
@@ -90,4 +94,59 @@ func (c *Cache) Close() {
 		c.ctx.Close()
 		c.ctx = nil
 	}
+}
+
+// tensorBytes is the size of one layer's keys (or values).
+func (c *Cache) tensorBytes() int { return int(c.Bytes() / int64(2*c.m.p.Layers)) }
+
+// Dump writes the cache's keys and values, layer by layer (keys, then
+// values), in their memory layout.
+func (c *Cache) Dump(w io.Writer) (err error) {
+	if c.ctx == nil {
+		return fmt.Errorf("dump of a closed KV cache")
+	}
+	defer recoverErr(&err, "dump KV cache")
+	buf := make([]byte, c.tensorBytes())
+	for l := range c.k {
+		for _, t := range []ml.Tensor{c.k[l], c.v[l]} {
+			if err := tensorRead(t, buf); err != nil {
+				return err
+			}
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Load reads into the cache what Dump wrote from a cache of the same
+// model, size and type.
+func (c *Cache) Load(r io.Reader) (err error) {
+	if c.ctx == nil {
+		return fmt.Errorf("load into a closed KV cache")
+	}
+	defer recoverErr(&err, "load KV cache")
+	buf := make([]byte, c.tensorBytes())
+	for l := range c.k {
+		for _, t := range []ml.Tensor{c.k[l], c.v[l]} {
+			if _, err := io.ReadFull(r, buf); err != nil {
+				return fmt.Errorf("KV cache data: %w", err)
+			}
+			if err := tensorWrite(t, buf); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Layout names what the cache's bytes depend on besides the model: the
+// element type and whether values are stored transposed (without flash
+// attention).
+func (c *Cache) Layout() string { return c.m.CacheLayout(c.typ) }
+
+// CacheLayout is Cache.Layout of the model's caches of this type.
+func (m *Model) CacheLayout(typ CacheType) string {
+	return fmt.Sprintf("%s-vt%v", typ, !m.o.FlashAttention)
 }
