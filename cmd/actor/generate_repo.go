@@ -47,7 +47,7 @@ func (f *methodFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.KVReuse, "kv-reuse", false, "ACToR: after a context change place the blocks' keys and values from their first computation (re-rotated) instead of recomputing them; an approximation (blocks no longer attend to the blocks now before them)")
 	fs.BoolVar(&f.KVReuseTail, "kv-reuse-tail", false, "with --kv-reuse, also move the target's prompt and the generated tokens after a context change; only the last token is recomputed (a further approximation)")
 	fs.BoolVar(&f.KVReuseCheck, "kv-reuse-check", false, "with --kv-reuse, also prefill every prompt after a context change exactly and trace the KL divergence of the two predictions (measurement only: costs exact ACToR's re-prefills)")
-	fs.StringVar(&f.KVStore, "kv-store", "", "with --kv-reuse, also keep the blocks' keys and values in this folder, for later runs on the same model (a block computed once is read back instead of computed)")
+	fs.StringVar(&f.KVStore, "kv-store", "", "with --kv-reuse, also keep the blocks' keys and values in this folder, for later runs on the same model (a block computed once is read back instead of computed; the folder grows without bound)")
 	fs.Float64Var(&f.Entropy, "entropy-trigger", 0, "ACToR: retrieve again at judged tokens whose next-token entropy is ≥ this many nats instead of at the probe's critical tokens (FLARE/DRAGIN-style; no probe; method actor-entropy)")
 	fs.BoolVar(&f.FullProbs, "full-probs", false, "evaluate every probe member for the trace (slower; the decision is the same)")
 }
