@@ -62,11 +62,11 @@ type Decoder struct {
 	// how generation is cancelled. The lanes of GenerateSamples call it
 	// from their goroutines. Nil costs nothing.
 	Observe func(a *Attempt, ev *TokenEvent) error
-	// scratch computes blocks alone for Blocks; placedTokens counts the
-	// block tokens this decoder placed from it; check is CheckReuse's
-	// session
-	scratch, check *engine.Session
-	placedTokens   int
+	// scratch computes blocks alone for Blocks; placedTokens and
+	// aloneTokens count the block tokens this decoder placed from it and
+	// computed alone for it; check is CheckReuse's session
+	scratch, check            *engine.Session
+	placedTokens, aloneTokens int
 }
 
 // DefaultSessions is the number of KV caches a Decoder keeps: enough for
@@ -318,13 +318,13 @@ func (d *Decoder) run(a *Attempt, p retrieve.Prompt, smp *engine.Sampler, cfg Co
 				ev.Dropped = &TokenRef{ID: t, Text: d.tok.Piece(t)}
 				ids, spans = d.encode(next, healed)
 				a.PromptTokens = len(ids)
-				p0, w0, placed0 := time.Now(), d.stats.Evaluated, d.placedTokens
+				p0, w0, placed0, alone0 := time.Now(), d.stats.Evaluated, d.placedTokens, d.aloneTokens
 				seq := append(slices.Clip(ids), gen...)
 				if pred, err = d.prefill(seq, spans, true); err != nil {
 					return d.stopOnFull(a, body(text), err, ev)
 				}
 				ev.PrefillMs, ev.Evaluated = msSince(p0), d.stats.Evaluated-w0
-				ev.Reprefilled, ev.Placed = ev.Evaluated, d.placedTokens-placed0
+				ev.Reprefilled, ev.Placed, ev.Alone = ev.Evaluated, d.placedTokens-placed0, d.aloneTokens-alone0
 				if ev.Reuse, err = d.checkReuse(seq, pred); err != nil {
 					return d.stopOnFull(a, body(text), err, ev)
 				}

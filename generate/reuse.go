@@ -322,6 +322,7 @@ func (d *Decoder) place(prev, s *slot, seq []int32, spans []tokenSpan) error {
 			}
 			b.put(kv)
 			b.stats.Computed += kv.Len()
+			d.aloneTokens += kv.Len()
 		} else {
 			b.stats.Placed += kv.Len()
 			d.placedTokens += kv.Len()

@@ -173,9 +173,9 @@ func TestACToRBlockReuseCheck(t *testing.T) {
 	if ev.Reuse == nil || ev.Reuse.KL > 1e-9 || !ev.Reuse.SameTop1 || ev.Placed != 0 {
 		t.Errorf("change event %+v, reuse check %+v: want nothing placed and the exact prediction", ev, ev.Reuse)
 	}
-	if st := store.Stats(); st.Computed == 0 || st.Harvested == 0 || ev.Reprefilled != ev.Reuse.ExactEvaluated {
-		t.Errorf("store %+v; re-prefilled %d, exact %d: want shout harvested, double computed alone, as many tokens as the exact prefill",
-			st, ev.Reprefilled, ev.Reuse.ExactEvaluated)
+	if st := store.Stats(); st.Computed == 0 || st.Harvested == 0 || ev.Reprefilled != ev.Reuse.ExactEvaluated || ev.Alone != st.Computed {
+		t.Errorf("store %+v; re-prefilled %d (%d alone), exact %d: want shout harvested, double computed alone (and traced so), as many tokens as the exact prefill",
+			st, ev.Reprefilled, ev.Alone, ev.Reuse.ExactEvaluated)
 	}
 }
 

@@ -25,20 +25,21 @@ def quantile(xs, q):
 
 
 def main():
-    print("| run | changes | re-prefilled / change | placed / change | re-prefill ms / change | checked | KL mean | KL median | KL p90 | KL max | same top-1 | exact tokens / change |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| run | changes | re-prefilled / change | of which blocks computed alone | placed / change | re-prefill ms / change | checked | KL mean | KL median | KL p90 | KL max | same top-1 | exact tokens / change |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for folder in sys.argv[1:]:
         ts = rows(folder)
         evs = [e for t in ts for a in t["attempts"] for e in a["tokens"] if e.get("changed")]
         n = len(evs)
         if n == 0:
-            print(f"| {folder} | 0 | | | | | | | | | | |")
+            print(f"| {folder} | 0 | | | | | | | | | | | |")
             continue
         rep = sum(e.get("reprefilled", 0) for e in evs) / n
         placed = sum(e.get("placed", 0) for e in evs) / n
+        alone = sum(e.get("alone", 0) for e in evs) / n
         ms = sum(e.get("prefill_ms", 0) for e in evs) / n
         checks = [e["reuse"] for e in evs if e.get("reuse")]
-        row = f"| {ts[0]['method']} | {n} | {rep:.0f} | {placed:.0f} | {ms:.0f} | {len(checks)} |"
+        row = f"| {ts[0]['method']} | {n} | {rep:.0f} | {alone:.0f} | {placed:.0f} | {ms:.0f} | {len(checks)} |"
         if checks:
             kl = [c["kl"] for c in checks]
             same = sum(c["same_top1"] for c in checks) / len(checks)
