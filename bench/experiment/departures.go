@@ -108,8 +108,9 @@ func departureTable(ds []departure) string {
 			d.same, d.unchanged, d.unchangedPass, d.unchangedBase)
 	}
 	b.WriteString("\nACToR's first prompt is RawRAG's and the seeds are the same, so a sample whose context never changed " +
-		"should be RawRAG's sample (a trigger that retrieves the same blocks re-draws its token, which can make it differ); " +
-		"what ACToR adds or costs is in the samples with a change. Won/lost: samples of the same task and seed that only " +
+		"is RawRAG's sample up to rounding (the two runs reuse cached keys and values of other prompts and batch rows " +
+		"differently, and on quantised matrices a row's products can round differently in another batch split, which can " +
+		"flip a later draw); what ACToR adds or costs is in the samples with a change. Won/lost: samples of the same task and seed that only " +
 		"ACToR / only RawRAG passed; p: exact two-sided sign test on them (samples of one task are not independent: read it " +
 		"as a guide).\n")
 	return b.String()
