@@ -188,17 +188,19 @@ func (d *Decoder) prefill(seq []int32, spans []tokenSpan, place bool) (engine.Pr
 		}
 	}
 	d.clock++
-	s.used, d.cur, s.spans = d.clock, s, spans
+	s.used, d.cur = d.clock, s
 	s.sess.Hidden = d.hidden
 	c0 := s.sess.Computed()
 	var p engine.Prediction
 	var err error
 	if place && d.Blocks != nil {
+		// prev may be s itself: its spans still describe what it holds.
 		if err = d.place(prev, s, seq, spans); err != nil {
 			s.cached, s.spans = s.sess.Tokens(), nil
 			return p, err
 		}
 	}
+	s.spans = spans
 	if d.batch != nil {
 		p, err = d.batch.do(d.lane, s.sess, seq)
 	} else {

@@ -182,22 +182,28 @@ func TestACToRBlockReuseCheck(t *testing.T) {
 // With ReuseTail the target's prompt and the generated tokens move too:
 // after the change only the new block (alone) and the last token are
 // computed.
+// With one KV cache the prompt after the change is built in the cache
+// that holds the prompt before it (as with the stable layout, whose
+// common prefix is longest there): the tail is still found.
 func TestTailReuseComputesOnlyTheLastToken(t *testing.T) {
 	m, tok := loadTiny(t)
-	d := newDecoder(t, m, tok)
-	d.Blocks, d.ReuseTail = NewBlockStore(0), true
-	defer d.Blocks.Close()
-	_, _, seq, spans2, got, evaluated := decodeThenChange(t, d)
-	dTokens := spans2[0].end - spans2[0].start
-	tail := len(seq) - 1 - spans2[2].end
-	if n := evaluated; n != dTokens+1 {
-		t.Errorf("evaluated %d tokens after the change, want %d (d alone) + 1", n, dTokens)
-	}
-	if st := d.Blocks.Stats(); st.Tail != tail || d.placedTokens != spans2[2].end-spans2[0].end+tail {
-		t.Errorf("store %+v, placed %d: want a tail of %d tokens", st, d.placedTokens, tail)
-	}
-	if !slices.Equal(d.cur.sess.Tokens(), seq) || len(got.Logits) != m.Config.Vocab {
-		t.Errorf("the cache holds %d tokens, want the %d of the new sequence", d.cur.sess.Len(), len(seq))
+	for _, caches := range []int{DefaultSessions, 1} {
+		d := newDecoder(t, m, tok)
+		d.Sessions = caches
+		d.Blocks, d.ReuseTail = NewBlockStore(0), true
+		defer d.Blocks.Close()
+		_, _, seq, spans2, got, evaluated := decodeThenChange(t, d)
+		dTokens := spans2[0].end - spans2[0].start
+		tail := len(seq) - 1 - spans2[2].end
+		if n := evaluated; n != dTokens+1 {
+			t.Errorf("%d caches: evaluated %d tokens after the change, want %d (d alone) + 1", caches, n, dTokens)
+		}
+		if st := d.Blocks.Stats(); st.Tail != tail || d.placedTokens != spans2[2].end-spans2[0].end+tail {
+			t.Errorf("%d caches: store %+v, placed %d: want a tail of %d tokens", caches, st, d.placedTokens, tail)
+		}
+		if !slices.Equal(d.cur.sess.Tokens(), seq) || len(got.Logits) != m.Config.Vocab {
+			t.Errorf("%d caches: the cache holds %d tokens, want the %d of the new sequence", caches, d.cur.sess.Len(), len(seq))
+		}
 	}
 }
 
