@@ -317,12 +317,13 @@ func (d *Decoder) place(prev, s *slot, seq []int32, spans []tokenSpan) error {
 		kv := b.get(toks)
 		if kv == nil {
 			var err error
+			e0 := d.stats.Evaluated
 			if kv, err = d.computeAlone(toks); err != nil {
 				return err
 			}
 			b.put(kv)
 			b.stats.Computed += kv.Len()
-			d.aloneTokens += kv.Len()
+			d.aloneTokens += d.stats.Evaluated - e0 // the scratch cache may hold a shared start
 		} else {
 			b.stats.Placed += kv.Len()
 			d.placedTokens += kv.Len()

@@ -114,8 +114,8 @@ type TokenEvent struct {
 	// Placed counts the block tokens that prefill placed from the block
 	// store instead of computing them (block KV reuse).
 	Placed int `json:"placed,omitempty"`
-	// Alone counts the block tokens of Reprefilled computed alone for the
-	// block store: blocks it did not hold (block KV reuse).
+	// Alone counts the tokens of Reprefilled computed for blocks the block
+	// store did not hold, each alone (block KV reuse).
 	Alone int `json:"alone,omitempty"`
 	// Reuse compares the prediction after placed blocks with an exact
 	// prefill (Decoder.CheckReuse).
