@@ -33,6 +33,22 @@ func selectTasks(set *dataset.Set, ids []string) ([]*dataset.Task, error) {
 	return out, nil
 }
 
+// publishedOnly keeps the tasks among RepoExec's 355 published ones; a
+// task the user named (--task) that is not is an error rather than
+// silently left out.
+func publishedOnly(tasks []*dataset.Task, named bool) ([]*dataset.Task, error) {
+	var out []*dataset.Task
+	for _, t := range tasks {
+		switch {
+		case t.Published():
+			out = append(out, t)
+		case named:
+			return nil, fmt.Errorf("task %s is not one of RepoExec's 355 published tasks (--published)", t.ID)
+		}
+	}
+	return out, nil
+}
+
 // loadJobs returns the samples to evaluate: one gold sample per task, or
 // the predictions for the selected tasks. Malformed lines and lines naming
 // unknown tasks come back as input errors.

@@ -32,3 +32,17 @@ func TestLoadJobsSkipsTasksWithoutTests(t *testing.T) {
 		t.Errorf("only untestable tasks: %v", err)
 	}
 }
+
+// TestPublishedOnly keeps RepoExec's published tasks and refuses a named
+// one that is not.
+func TestPublishedOnly(t *testing.T) {
+	in := &dataset.Task{Benchmark: dataset.RepoExec, ID: "498", ProblemID: "498"}
+	out := &dataset.Task{Benchmark: dataset.RepoExec, ID: "224", ProblemID: "224"} // left out of the 355
+	got, err := publishedOnly([]*dataset.Task{in, out}, false)
+	if err != nil || len(got) != 1 || got[0] != in {
+		t.Fatalf("all tasks: %v, %v; want 498 alone", got, err)
+	}
+	if _, err := publishedOnly([]*dataset.Task{in, out}, true); err == nil || !strings.Contains(err.Error(), "task 224 is not one of") {
+		t.Errorf("named tasks: %v", err)
+	}
+}

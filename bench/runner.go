@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -128,7 +127,9 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		return nil, err
 	}
 	if cfg.Published {
-		tasks = slices.DeleteFunc(tasks, func(t *dataset.Task) bool { return !t.Published() })
+		if tasks, err = publishedOnly(tasks, len(cfg.Tasks) > 0); err != nil {
+			return nil, err
+		}
 	}
 	jobs, predErrs, err := loadJobs(cfg, set, tasks)
 	if err != nil {
