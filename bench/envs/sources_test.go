@@ -17,7 +17,7 @@ import (
 func TestBuildInPlace(t *testing.T) {
 	python, err := exec.LookPath("python3")
 	if err != nil || exec.Command(python, "-c", "import setuptools").Run() != nil {
-		t.Skip("no python3 with setuptools here")
+		testsupport.Missing(t, "ACTOR_REQUIRE_SETUPTOOLS", "no python3 with setuptools here")
 	}
 	dir := t.TempDir()
 	testsupport.WriteFile(t, dir, "pkg/__init__.py", "")
