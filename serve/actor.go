@@ -168,16 +168,7 @@ func (s *Server) checkGenerate(req *generateRequest) (*generateCheck, *apiError)
 // by the method, its samples one after another, whole or as events.
 func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 	var req generateRequest
-	if e := s.decode(w, r, &req, true); e != nil {
-		writeError(w, e)
-		return
-	}
-	c, e := s.checkGenerate(&req)
-	if e != nil {
-		writeError(w, e)
-		return
-	}
-	ctx, done, ok := s.turn(w, r)
+	c, ctx, done, ok := admit(s, w, r, &req, true, s.checkGenerate)
 	if !ok {
 		return
 	}

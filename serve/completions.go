@@ -188,16 +188,7 @@ var errStopString = errors.New("stop string")
 // model alone (no retrieval), whole or streamed.
 func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 	var req completionRequest
-	if e := s.decode(w, r, &req, false); e != nil {
-		writeError(w, e)
-		return
-	}
-	c, e := s.parseCompletion(&req)
-	if e != nil {
-		writeError(w, e)
-		return
-	}
-	ctx, done, ok := s.turn(w, r)
+	c, ctx, done, ok := admit(s, w, r, &req, false, s.parseCompletion)
 	if !ok {
 		return
 	}

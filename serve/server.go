@@ -219,6 +219,24 @@ func (s *Server) turn(w http.ResponseWriter, r *http.Request) (ctx context.Conte
 	return ctx, func() { release(); cancel() }, true
 }
 
+// admit decodes a request body into req, checks it and waits for the
+// model's turn: the checked request, the turn's context and done. On any
+// refusal it has written the error and reports false.
+func admit[Req, Checked any](s *Server, w http.ResponseWriter, r *http.Request, req *Req, strict bool,
+	check func(*Req) (Checked, *apiError)) (c Checked, ctx context.Context, done func(), ok bool) {
+	if e := s.decode(w, r, req, strict); e != nil {
+		writeError(w, e)
+		return c, nil, nil, false
+	}
+	c, e := check(req)
+	if e != nil {
+		writeError(w, e)
+		return c, nil, nil, false
+	}
+	ctx, done, ok = s.turn(w, r)
+	return c, ctx, done, ok
+}
+
 var errShuttingDown = &apiError{http.StatusServiceUnavailable, "unavailable_error", "the server is shutting down"}
 
 // requestContext is the request's context under the time limit, also
