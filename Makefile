@@ -4,10 +4,17 @@ SIMD_FLAGS := -O3 -mavx2 -mfma -mf16c -DGGML_USE_CPU_REPACK
 export CGO_CFLAGS := $(SIMD_FLAGS)
 export CGO_CXXFLAGS := $(SIMD_FLAGS)
 
-.PHONY: build test vet fmt
+.PHONY: build native test vet fmt
 
 build:
 	go build -o bin/actor ./cmd/actor
+
+# native: every extension of this machine's CPU (AVX-512 and VNNI where it
+# has them; faster prefill and decoding, BENCHMARKS.md "Lever 4"). The
+# binary then refuses to start on a CPU without them.
+native:
+	CGO_CFLAGS="-O3 -march=native -DGGML_USE_CPU_REPACK" CGO_CXXFLAGS="-O3 -march=native -DGGML_USE_CPU_REPACK" \
+		go build -o bin/actor ./cmd/actor
 
 test: build
 	go vet ./...

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -132,5 +133,26 @@ func TestBuiltWithAVX2(t *testing.T) {
 	}
 	if ggml.BuiltWithAVX2() && CPUWarning() != "" {
 		t.Fatal("warning although the binary has AVX2")
+	}
+}
+
+// TestCPUCheck: the binary's extensions are all this CPU's (the tests run
+// where they were built), and a build for extensions a CPU lacks is named
+// extension by extension.
+func TestCPUCheck(t *testing.T) {
+	if err := CPUCheck(); err != nil {
+		t.Fatal(err)
+	}
+	built := ggml.BuiltISA()
+	if ggml.BuiltWithAVX2() && !slices.Contains(built, "avx2") {
+		t.Fatalf("built with AVX2 but BuiltISA says %v", built)
+	}
+	has := map[string]bool{"avx": true, "avx2": true, "fma": true, "f16c": true}
+	if m := missingISA([]string{"avx", "avx2", "fma", "f16c"}, has); len(m) != 0 {
+		t.Fatalf("an AVX2 build on an AVX2 CPU: missing %v", m)
+	}
+	m := missingISA([]string{"avx2", "avx512f", "fma", "avx512vnni"}, has)
+	if !slices.Equal(m, []string{"avx512f", "avx512vnni"}) {
+		t.Fatalf("an AVX-512 build on an AVX2 CPU: missing %v, want avx512f and avx512vnni", m)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"os"
 
+	"actor/engine"
+
 	"github.com/spf13/cobra"
 )
 
@@ -22,6 +24,10 @@ var rootCmd = &cobra.Command{
 }
 
 func main() {
+	if err := engine.CPUCheck(); err != nil {
+		fmt.Fprintln(os.Stderr, "actor:", err)
+		os.Exit(1)
+	}
 	if err := rootCmd.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "actor:", err)
 		os.Exit(1)
