@@ -130,7 +130,8 @@ func TestFixturePredictions(t *testing.T) {
 	port := ln.Addr().(*net.TCPAddr).Port
 
 	p := func(task string, sample int, code string) predictions.Prediction {
-		return predictions.Prediction{TaskID: task, Sample: sample, Code: code, Method: "fixture", Model: "hand", Tokens: 10, GoldTokens: 5, MsPerToken: 2, Seconds: 1}
+		return predictions.Prediction{TaskID: task, Sample: sample, Code: code, Method: "fixture", Model: "hand",
+			Figures: predictions.Figures{Tokens: 10, GoldTokens: 5, MsPerToken: 2, Seconds: 1}}
 	}
 	preds := writePredictions(t, t.TempDir(),
 		p("1", 0, "    return a + b\n\ndef unrelated():\n    pass\n"),

@@ -16,8 +16,7 @@ import (
 func (r *runner) evaluate(ctx context.Context, slot int, j job) (rec results.Record, ok bool) {
 	t, p := j.task, j.pred
 	rec = results.Record{TaskID: p.TaskID, Sample: p.Sample, Method: p.Method, Model: p.Model, Exit: -1,
-		CodeSHA: codeSHA(p.Code), Tokens: p.Tokens, MsPerToken: p.MsPerToken, Seconds: p.Seconds,
-		Triggers: p.Triggers, ContextChanges: p.ContextChanges, GoldTokens: p.GoldTokens}
+		CodeSHA: codeSHA(p.Code), Figures: p.Figures}
 	fail := func(err error) (results.Record, bool) {
 		rec.Status, rec.Reason = results.StatusError, err.Error()
 		return rec, ctx.Err() == nil

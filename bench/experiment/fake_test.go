@@ -79,7 +79,7 @@ func fakeRun(args []string) error {
 			}
 			// ACToR's first sample changes its context once and writes
 			// other code; its second is RawRAG's.
-			pr := predictions.Prediction{TaskID: task, Sample: s, Code: "    return 1\n", Method: method, Model: "m", Tokens: 4}
+			pr := predictions.Prediction{TaskID: task, Sample: s, Code: "    return 1\n", Method: method, Model: "m", Figures: predictions.Figures{Tokens: 4}}
 			if strings.HasPrefix(method, "actor") {
 				pr.Triggers = 1
 				if s == 0 {
@@ -127,7 +127,7 @@ func fakeEval(args []string) error {
 		status := map[bool]string{true: results.StatusPassed, false: results.StatusFailed}[pass]
 		sum := sha256.Sum256([]byte(p.Code))
 		if err := st.Add(results.Record{TaskID: p.TaskID, Sample: p.Sample, Method: p.Method, Model: p.Model, Passed: pass, Status: status,
-			Tokens: p.Tokens, CodeSHA: hex.EncodeToString(sum[:]), Triggers: p.Triggers, ContextChanges: p.ContextChanges}); err != nil {
+			CodeSHA: hex.EncodeToString(sum[:]), Figures: p.Figures}); err != nil {
 			return err
 		}
 	}

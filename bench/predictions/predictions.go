@@ -31,6 +31,15 @@ type Prediction struct {
 	Method string `json:"method"`
 	// Model names the code model.
 	Model string `json:"model"`
+	Figures
+	// Line is the line of the file the prediction was read from (not
+	// written).
+	Line int `json:"-"`
+}
+
+// Figures are a sample's generation figures, kept with its prediction and
+// copied into its test record, so reports read them from either.
+type Figures struct {
 	// Tokens is the number of generated tokens.
 	Tokens int `json:"tokens,omitempty"`
 	// MsPerToken is the mean decoding time per generated token, in ms.
@@ -44,9 +53,6 @@ type Prediction struct {
 	// GoldTokens is the ground-truth function body's length in the same
 	// model's tokens, for the generated/ground-truth ratio.
 	GoldTokens int `json:"gold_tokens,omitempty"`
-	// Line is the line of the file the prediction was read from (not
-	// written).
-	Line int `json:"-"`
 }
 
 // Key identifies a sample within a run.

@@ -17,7 +17,8 @@ func TestWriteRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := []Prediction{
-		{TaskID: "0", Sample: 0, Code: "return 1", Method: "actor", Model: "m", Tokens: 12, MsPerToken: 20.5, Seconds: 1.5, Triggers: 2, ContextChanges: 1, GoldTokens: 10},
+		{TaskID: "0", Sample: 0, Code: "return 1", Method: "actor", Model: "m",
+			Figures: Figures{Tokens: 12, MsPerToken: 20.5, Seconds: 1.5, Triggers: 2, ContextChanges: 1, GoldTokens: 10}},
 		{TaskID: "0", Sample: 1, Code: "", Method: "actor", Model: "m"},
 	}
 	for _, x := range in {

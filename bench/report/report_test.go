@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"actor/bench/predictions"
 	"actor/bench/results"
 	"actor/internal/testsupport"
 )
@@ -36,7 +37,7 @@ func rec(task string, sample int, method string, passed bool, tokens, gold int, 
 		st = results.StatusPassed
 	}
 	return results.Record{TaskID: task, Sample: sample, Method: method, Model: "ds-1.3b", Passed: passed, Status: st,
-		Tokens: tokens, GoldTokens: gold, MsPerToken: ms, Seconds: sec, Triggers: 2}
+		Figures: predictions.Figures{Tokens: tokens, GoldTokens: gold, MsPerToken: ms, Seconds: sec, Triggers: 2}}
 }
 
 func TestTables(t *testing.T) {

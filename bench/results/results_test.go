@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"actor/bench/predictions"
 )
 
 func TestStoreResume(t *testing.T) {
@@ -44,8 +46,9 @@ func TestAggregateAndSummary(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		recs = append(recs,
 			Record{TaskID: "1", Sample: i, Method: "a", Passed: i < 2, Status: map[bool]string{true: StatusPassed, false: StatusFailed}[i < 2],
-				Tokens: 10, GoldTokens: 5, MsPerToken: 20, Seconds: 2, Triggers: 1},
-			Record{TaskID: "2", Sample: i, Method: "a", Status: StatusTimeout, Reason: "timeout: killed after 2s", Tokens: 30, MsPerToken: 10, Seconds: 4})
+				Figures: predictions.Figures{Tokens: 10, GoldTokens: 5, MsPerToken: 20, Seconds: 2, Triggers: 1}},
+			Record{TaskID: "2", Sample: i, Method: "a", Status: StatusTimeout, Reason: "timeout: killed after 2s",
+				Figures: predictions.Figures{Tokens: 30, MsPerToken: 10, Seconds: 4}})
 	}
 	recs = append(recs, Record{TaskID: "1", Method: "gold", Passed: true, Status: StatusPassed},
 		Record{TaskID: "2", Method: "gold", Status: StatusError, Reason: "repository missing"})

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"actor/bench/jsonl"
+	"actor/bench/predictions"
 )
 
 // SamplesFile is the name of the per-sample JSONL file in a results folder.
@@ -49,13 +50,8 @@ type Record struct {
 	CodeSHA string `json:"code_sha"`
 	// Mode is how the generation was read (function or body).
 	Mode string `json:"mode,omitempty"`
-	// Generation figures copied from the prediction.
-	Tokens         int     `json:"tokens,omitempty"`
-	MsPerToken     float64 `json:"ms_per_token,omitempty"`
-	Seconds        float64 `json:"seconds,omitempty"`
-	Triggers       int     `json:"triggers,omitempty"`
-	ContextChanges int     `json:"context_changes,omitempty"`
-	GoldTokens     int     `json:"gold_tokens,omitempty"`
+	// Figures are the prediction's generation figures.
+	predictions.Figures
 	// Output is the end of the test's output for samples that did not pass.
 	Output string `json:"output,omitempty"`
 }
