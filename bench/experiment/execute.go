@@ -116,7 +116,7 @@ func (p *Plan) generate(ctx context.Context, run Exec, log io.Writer, runs []Run
 // missing lists the tasks lacking one of the N samples in run's
 // predictions.
 func (p *Plan) missing(r Run, tasks []string) ([]string, error) {
-	have, err := predicted(filepath.Join(p.RunDir(r.Name), "predictions.jsonl"))
+	have, err := predicted(p.PredictionsFile(r.Name))
 	if err != nil {
 		return nil, err
 	}

@@ -124,7 +124,7 @@ func TestTable1RunsInTurnsResumesAndReports(t *testing.T) {
 	rep, _ := os.ReadFile(filepath.Join(p.ReportDir(), "report.md"))
 	// ACToR passes every sample, the baselines none: won 3 of 3 tasks,
 	// sign test p = 2·(½)³ = 0.25.
-	contains(t, "report.md", string(rep), "| ACToR | 3 | 6 | 100.00 [100.00, 100.00] |", "| RawPrompt | 3 | 6 | 0.00 [0.00, 0.00] |",
+	contains(t, "report.md", string(rep), "| ACToR | 3 | 6 | 0 | 100.00 [100.00, 100.00] |", "| RawPrompt | 3 | 6 | 3 | 0.00 [0.00, 0.00] |",
 		"| RawPrompt | +100.00 [+100.00, +100.00] | – | 3 | 0 | 0 | 0.25 |", "![table1.png](table1.png)",
 		// Samples 0 changed context (3 changes, 3 triggers; ACToR passed 3,
 		// RawRAG 0: 3 won, p = 0.25); samples 1 are RawRAG's code.
@@ -236,7 +236,7 @@ func TestTriggerSetsAnEqualRate(t *testing.T) {
 	}
 	rep, _ := os.ReadFile(filepath.Join(q.ReportDir(), "report.md"))
 	// Entropy run: sample 1 of 2 passes on each task: pass@1 50 %.
-	contains(t, "report.md", string(rep), "Entropy threshold: 1.75 nats.", "| ACToR, entropy trigger | 3 | 6 | 50.00 [50.00, 50.00] |",
+	contains(t, "report.md", string(rep), "Entropy threshold: 1.75 nats.", "| ACToR, entropy trigger | 3 | 6 | 0 | 50.00 [50.00, 50.00] |",
 		"| ACToR, entropy trigger | +50.00 [+50.00, +50.00] | +100.0 % | 3 | 0 | 0 | 0.25 |")
 	testsupport.CheckPNG(t, filepath.Join(q.ReportDir(), "trigger.png"), 300)
 }
@@ -246,7 +246,7 @@ func TestSensitivityAblationsAndCostReports(t *testing.T) {
 	for name, wants := range map[string][]string{
 		"sensitivity": {"| pass@1 %: entropy ≥ ↓, influence ≥ → | 0.05 |", "| 0.6 | 100.00 |", "| flag rate %: entropy ≥ ↓, influence ≥ → | 0.05 |",
 			"| 0.8 | 25.00 |", "Over 2 cells: mean 100.00, standard deviation 0.00"},
-		"ablations": {"## Table III: labelling rules", "| ACToR w/o mismatch | 3 | 6 | 100.00 [100.00, 100.00] |",
+		"ablations": {"## Table III: labelling rules", "| ACToR w/o mismatch | 3 | 6 | 0 | 100.00 [100.00, 100.00] |",
 			"## Table IV: modules", "| ACToR w/o critical-token inference | +0.00 [+0.00, +0.00] | +0.0 % | 0 | 0 | 3 | 1 |"},
 		// Per token: prefill 10/4, decode 40/4 of which probe 2/4, retrieval
 		// 4/4 and re-prefill 8/4; plain (40-14)/4.

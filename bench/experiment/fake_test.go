@@ -78,8 +78,12 @@ func fakeRun(args []string) error {
 				continue
 			}
 			// ACToR's first sample changes its context once and writes
-			// other code; its second is RawRAG's.
+			// other code; its second is RawRAG's. RawPrompt's second is
+			// blank.
 			pr := predictions.Prediction{TaskID: task, Sample: s, Code: "    return 1\n", Method: method, Model: "m", Figures: predictions.Figures{Tokens: 4}}
+			if method == "rawprompt" && s == 1 {
+				pr.Code = "\n  \n"
+			}
 			if strings.HasPrefix(method, "actor") {
 				pr.Triggers = 1
 				if s == 0 {

@@ -212,6 +212,11 @@ func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 // RunDir is run name's actor run folder.
 func (p *Plan) RunDir(name string) string { return filepath.Join(p.Settings.Out, "runs", name) }
 
+// PredictionsFile is configuration name's predictions file.
+func (p *Plan) PredictionsFile(name string) string {
+	return filepath.Join(p.RunDir(name), "predictions.jsonl")
+}
+
 // ProbeFile is where probe job name is trained to.
 func (p *Plan) ProbeFile(name string) string {
 	return filepath.Join(p.Settings.Out, "probes", name+".probe")
@@ -245,7 +250,7 @@ func (p *Plan) RunArgs(r Run, tasks []string) []string {
 func (p *Plan) EvalArgs(r Run) []string {
 	s := p.Settings
 	args := []string{"bench", "run", "--benchmark", s.Benchmark, "--data", s.Data, "--repos", s.Repos,
-		"--predictions", filepath.Join(p.RunDir(r.Name), "predictions.jsonl"), "--out", filepath.Join(p.RunDir(r.Name), "eval"),
+		"--predictions", p.PredictionsFile(r.Name), "--out", filepath.Join(p.RunDir(r.Name), "eval"),
 		"--task", strings.Join(s.Tasks, ",")}
 	return append(args, s.BenchArgs...)
 }

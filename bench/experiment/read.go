@@ -34,6 +34,20 @@ func predicted(path string) (map[sampleKey]bool, error) {
 	return out, nil
 }
 
+// blankSamples counts configuration name's samples in scope whose code is
+// white space only: the model wrote nothing but blank lines, after the
+// blank guard and the retries.
+func (p *Plan) blankSamples(name string) (int, error) {
+	ps, _, err := predictions.Read(p.PredictionsFile(name))
+	n := 0
+	for _, pr := range ps {
+		if p.inScope(pr.TaskID, pr.Sample) && strings.TrimSpace(pr.Code) == "" {
+			n++
+		}
+	}
+	return n, err
+}
+
 // tested returns the samples with a test result in a results folder's
 // samples file (harness errors are tried again, so they do not count).
 func tested(path string) (map[sampleKey]bool, error) {

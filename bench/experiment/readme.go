@@ -73,7 +73,7 @@ func (p *Plan) readme(m Machine, rows []row) ([]byte, error) {
 	fmt.Fprintf(&b, "\n## Machine\n\n- CPU: %s, %d logical cores\n- Go: %s, %s\n- report rendered: %s\n", m.CPU, m.Cores, m.GoVersion, m.OS, m.Date)
 	b.WriteString("\n## Configurations\n\n| configuration | folder | samples generated | samples tested |\n|---|---|---:|---:|\n")
 	for _, r := range rows {
-		gen, err := predicted(filepath.Join(p.RunDir(r.Name), "predictions.jsonl"))
+		gen, err := predicted(p.PredictionsFile(r.Name))
 		if err != nil {
 			return nil, err
 		}

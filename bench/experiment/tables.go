@@ -11,12 +11,13 @@ import (
 	"actor/bench/stats"
 )
 
-// row is one configuration's results: its tests (nil until tested) and
-// traces.
+// row is one configuration's results: its tests (nil until tested),
+// traces and blank samples.
 type row struct {
 	Run
-	g *results.Group
-	t *Traces
+	g     *results.Group
+	t     *Traces
+	blank int
 }
 
 // rows reads every configuration's results.
@@ -31,7 +32,11 @@ func (p *Plan) rows() ([]row, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[i] = row{r, g, t}
+		blank, err := p.blankSamples(r.Name)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = row{r, g, t, blank}
 	}
 	return out, nil
 }
@@ -65,8 +70,8 @@ func passCell(r row, k int) string {
 // passTable is pass@k per configuration with bootstrap intervals.
 func (p *Plan) passTable(rows []row) string {
 	var b bytes.Buffer
-	b.WriteString("| configuration | tasks | samples tested |")
-	sep := "|---|---:|---:|"
+	b.WriteString("| configuration | tasks | samples tested | blank |")
+	sep := "|---|---:|---:|---:|"
 	for _, k := range p.ks() {
 		fmt.Fprintf(&b, " pass@%d %% [95 %% CI] |", k)
 		sep += "---:|"
@@ -77,12 +82,14 @@ func (p *Plan) passTable(rows []row) string {
 		if r.g != nil {
 			tested = r.g.Samples
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d |", r.Label, len(p.Settings.Tasks), tested)
+		fmt.Fprintf(&b, "| %s | %d | %d | %d |", r.Label, len(p.Settings.Tasks), tested, r.blank)
 		for _, k := range p.ks() {
 			fmt.Fprintf(&b, " %s |", passCell(r, k))
 		}
 		b.WriteString("\n")
 	}
+	b.WriteString("\nBlank: samples whose code is white space only (the model wrote nothing but blank lines, " +
+		"after the blank guard and the retries); they count as failures.\n")
 	return b.String()
 }
 
