@@ -36,11 +36,17 @@ type result struct {
 	PrefillCPUTPS float64 `json:"prefill_cpu_tps"`
 	DecodeCPUTPS  float64 `json:"decode_cpu_tps"`
 	StepMS        float64 `json:"step_ms"`
-	StepHiddenMS  float64 `json:"step_hidden_ms"`
-	LoadS         float64 `json:"load_s"`
-	PeakRSSMB     float64 `json:"peak_rss_mb"`
-	FileMB        float64 `json:"file_mb"`
-	KVMB          float64 `json:"kv_mb"`
+	// with --lanes N: one step of N sequences forked from the prompt,
+	// decoded as one batch (engine.Model.PrefillBatch), and its ratio to
+	// a single sequence's step
+	Lanes        int     `json:"lanes,omitempty"`
+	LanesStepMS  float64 `json:"lanes_step_ms,omitempty"`
+	LanesPerStep float64 `json:"lanes_step_ratio,omitempty"`
+	StepHiddenMS float64 `json:"step_hidden_ms"`
+	LoadS        float64 `json:"load_s"`
+	PeakRSSMB    float64 `json:"peak_rss_mb"`
+	FileMB       float64 `json:"file_mb"`
+	KVMB         float64 `json:"kv_mb"`
 }
 
 // benchIDs returns n synthetic token ids below vocab (shared formula with
@@ -53,22 +59,33 @@ func benchIDs(n, vocab int) []int32 {
 	return ids
 }
 
+// options are the command's flags.
+type options struct {
+	path               string
+	threads, nPrompt   int
+	nDecode, lanes     int
+	flash, f32, keepQ5 bool
+}
+
 func main() {
-	model := flag.String("model", "", "GGUF file")
-	threads := flag.Int("threads", 1, "ggml threads")
-	prompt := flag.Int("prompt", 512, "prompt tokens to prefill")
-	decode := flag.Int("decode", 64, "tokens to decode after the prompt")
-	flash := flag.Bool("flash-attn", false, "use flash attention")
-	f32 := flag.Bool("f32-cache", false, "float32 KV cache")
-	keep := flag.Bool("keep-q5_0", false, "keep Q5_0 matrices as stored (no widening to Q8_0)")
+	var o options
+	flag.StringVar(&o.path, "model", "", "GGUF file")
+	flag.IntVar(&o.threads, "threads", 1, "ggml threads")
+	flag.IntVar(&o.nPrompt, "prompt", 512, "prompt tokens to prefill")
+	flag.IntVar(&o.nDecode, "decode", 64, "tokens to decode after the prompt")
+	flag.IntVar(&o.lanes, "lanes", 0, "also decode this many sequences forked from the prompt as one batch (0: no)")
+	flag.BoolVar(&o.flash, "flash-attn", false, "use flash attention")
+	flag.BoolVar(&o.f32, "f32-cache", false, "float32 KV cache")
+	flag.BoolVar(&o.keepQ5, "keep-q5_0", false, "keep Q5_0 matrices as stored (no widening to Q8_0)")
 	flag.Parse()
-	if err := run(*model, *threads, *prompt, *decode, *flash, *f32, *keep); err != nil {
+	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "enginebench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(path string, threads, nPrompt, nDecode int, flash, f32, keepQ5 bool) error {
+func run(o options) error {
+	path, threads, nPrompt, nDecode, flash, f32, keepQ5 := o.path, o.threads, o.nPrompt, o.nDecode, o.flash, o.f32, o.keepQ5
 	t0 := time.Now()
 	ctxLen := nPrompt + 2*nDecode + 8
 	m, err := engine.Load(path, engine.Options{Threads: threads, ContextLength: ctxLen, FlashAttention: flash, F32Cache: f32, KeepQ5_0: keepQ5})
@@ -124,6 +141,16 @@ func run(path string, threads, nPrompt, nDecode int, flash, f32, keepQ5 bool) er
 		return err
 	}
 	r.DecodeTPS, r.StepMS, r.StepHiddenMS = 1/plain, plain*1e3, withHidden*1e3
+	if o.lanes > 0 {
+		if err := s.Truncate(nPrompt); err != nil {
+			return err
+		}
+		ms, err := laneSteps(m, s, o.lanes, nDecode)
+		if err != nil {
+			return err
+		}
+		r.Lanes, r.LanesStepMS, r.LanesPerStep = o.lanes, ms, ms/r.StepMS
+	}
 	st, err := os.Stat(path)
 	if err != nil {
 		return err
@@ -135,6 +162,34 @@ func run(path string, threads, nPrompt, nDecode int, flash, f32, keepQ5 bool) er
 	}
 	r.FileMB, r.KVMB, r.PeakRSSMB = float64(st.Size())/(1<<20), float64(kvBytes)/(1<<20), peakRSSMB()
 	return json.NewEncoder(os.Stdout).Encode(r)
+}
+
+// laneSteps forks lanes sessions from s's prompt and decodes nDecode steps
+// of them as one batch each; it returns the mean ms per batched step.
+func laneSteps(m *engine.Model, s *engine.Session, lanes, nDecode int) (float64, error) {
+	ss := make([]*engine.Session, lanes)
+	seqs := make([][]int32, lanes)
+	for i := range ss {
+		l, err := m.NewSession()
+		if err != nil {
+			return 0, err
+		}
+		defer l.Close()
+		if err := l.Fork(s, s.Len()); err != nil {
+			return 0, err
+		}
+		ss[i], seqs[i] = l, s.Tokens()
+	}
+	t0 := time.Now()
+	for step := range nDecode {
+		for i := range seqs {
+			seqs[i] = append(seqs[i], int32(100+(step*31+i*7)%1000)) // a different token per lane
+		}
+		if _, err := m.PrefillBatch(ss, seqs); err != nil {
+			return 0, err
+		}
+	}
+	return time.Since(t0).Seconds() * 1e3 / float64(nDecode), nil
 }
 
 // cpuSeconds is the user+system CPU time of the process so far.
