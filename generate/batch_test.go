@@ -101,6 +101,42 @@ func TestGenerateSamplesBatchedEqualsSequential(t *testing.T) {
 	}
 }
 
+// A second batched call reuses the lanes of the first (their caches still
+// allocated) and gives the same samples; the decoder's work is the sum of
+// the calls' work.
+func TestGenerateSamplesReusesLanes(t *testing.T) {
+	m, tok := loadTiny(t)
+	c, err := ReadCorpus(testsupport.WriteTree(t, t.TempDir(), tinyRepo), index.WalkOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := tinyConfig()
+	cfg.Temperature, cfg.Seed = 1, 3
+	d := newDecoder(t, m, tok)
+	r := &switchRetriever{prompt: tinyTarget.Prompt, first: block(blockOf(t, c, "lib/text.py")), second: block(blockOf(t, c, "lib/math.py"))}
+	g, err := NewACToR(d, cfg, r, ACToROptions{Probe: testsupport.ConstProbe(m.Config.Embed, 10)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples := []int{0, 1, 2}
+	first, err := GenerateSamples(g, tinyTarget, samples, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lanes := slices.Clone(d.lanes)
+	second, err := GenerateSamples(g, tinyTarget, samples, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameSamples(t, first, second)
+	if len(lanes) != len(samples) || !slices.Equal(lanes, d.lanes) {
+		t.Errorf("lanes %p, then %p: not kept", lanes, d.lanes)
+	}
+	if w := work(first).plus(work(second)); d.Stats() != w {
+		t.Errorf("decoder work %+v, the calls' %+v", d.Stats(), w)
+	}
+}
+
 // A single sample, or batching off, is plain sequential generation.
 func TestGenerateSamplesSequential(t *testing.T) {
 	m, tok := loadTiny(t)

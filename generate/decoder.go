@@ -39,6 +39,9 @@ type Decoder struct {
 	// GenerateSamples); lane is the decoder's place among them.
 	batch *batcher
 	lane  int
+	// lanes are the lane decoders of the last GenerateSamples, kept with
+	// their KV caches for the next one (see laneDecoders).
+	lanes []*Decoder
 	// Blocks, when set, switches block KV reuse on: after a context change
 	// the new prompt's blocks are placed from this store instead of being
 	// computed (see BlockStore). Nil decodes every prompt exactly.
@@ -110,8 +113,12 @@ func NewDecoder(m *engine.Model, tok *tokenizer.Tokenizer) (*Decoder, error) {
 	return d, nil
 }
 
-// Close frees the sessions.
+// Close frees the sessions, the lanes' too.
 func (d *Decoder) Close() {
+	for _, l := range d.lanes {
+		l.Close()
+	}
+	d.lanes = nil
 	for _, s := range d.slots {
 		s.sess.Close()
 	}
