@@ -12,10 +12,11 @@ import (
 	"actor/generate"
 )
 
-// baseline is the configuration ACToR starts from: its first prompt is
-// RawRAG's, so with the same seed a sample whose context never changed is
-// RawRAG's sample, and ACToR can differ from RawRAG only where a critical
-// token changed the context.
+// baseline is the configuration ACToR is paired with: with the same seed,
+// an ACToR sample whose context never changed and whose first prompt has
+// RawRAG's blocks is RawRAG's sample up to rounding. ACToR's first
+// retrieval pools the query with position-aware weights where RawRAG
+// mean-pools it, so its first blocks can differ too.
 const baseline = "rawrag"
 
 // records are run name's tested samples in the experiment's scope.
@@ -27,26 +28,41 @@ func (p *Plan) records(name string) ([]results.Record, error) {
 	return slices.DeleteFunc(recs, func(r results.Record) bool { return !p.inScope(r.TaskID, r.Sample) }), nil
 }
 
-// departure counts ACToR's samples against RawRAG's of the same task and
-// seed, split by whether ACToR's context changed.
+// pairs counts ACToR's samples against RawRAG's of the same task and seed.
+type pairs struct {
+	samples int
+	// pass, basePass: samples ACToR / RawRAG passed; won, lost: samples
+	// only ACToR / only RawRAG passed.
+	pass, basePass, won, lost int
+}
+
+func (c *pairs) add(a, b results.Record) {
+	c.samples++
+	c.pass += b2i(a.Passed)
+	c.basePass += b2i(b.Passed)
+	c.won += b2i(a.Passed && !b.Passed)
+	c.lost += b2i(b.Passed && !a.Passed)
+}
+
+// departure splits one ACToR configuration's paired samples by where they
+// can differ from RawRAG's: a context change, or only the first blocks.
 type departure struct {
 	label string
-	// Paired samples with and without a context change; of those without,
-	// how many wrote RawRAG's code.
-	changed, unchanged, same int
-	// Passing samples among the changed (ACToR, RawRAG) and the unchanged.
-	changedPass, changedBase, unchangedPass, unchangedBase int
-	// Changed samples only ACToR passed (won) or only RawRAG passed (lost).
-	won, lost int
-	// Context changes and triggers over the changed samples.
-	changes, triggers int
+	// changed: samples with a context change (changes and triggers
+	// there); sameStart: no change and RawRAG's first blocks (sameCode of
+	// them wrote RawRAG's code); otherStart: no change, other first
+	// blocks.
+	changed, sameStart, otherStart pairs
+	changes, triggers, sameCode    int
 }
 
 // departures compares every ACToR configuration's samples with RawRAG's.
 func (p *Plan) departures(rows []row) ([]departure, error) {
-	if !slices.ContainsFunc(rows, func(r row) bool { return r.Name == baseline }) {
+	i := slices.IndexFunc(rows, func(r row) bool { return r.Name == baseline })
+	if i < 0 {
 		return nil, nil
 	}
+	baseFirst := rows[i].t.first
 	base, err := p.records(baseline)
 	if err != nil {
 		return nil, err
@@ -66,24 +82,20 @@ func (p *Plan) departures(rows []row) ([]departure, error) {
 		}
 		d := departure{label: row.Label}
 		for _, a := range recs {
-			b, ok := byKey[sampleKey{a.TaskID, a.Sample}]
-			if !ok {
-				continue
+			k := sampleKey{a.TaskID, a.Sample}
+			b, ok := byKey[k]
+			switch {
+			case !ok:
+			case a.ContextChanges > 0:
+				d.changed.add(a, b)
+				d.changes += a.ContextChanges
+				d.triggers += a.Triggers
+			case row.t.first[k] == baseFirst[k]:
+				d.sameStart.add(a, b)
+				d.sameCode += b2i(a.CodeSHA == b.CodeSHA)
+			default:
+				d.otherStart.add(a, b)
 			}
-			if a.ContextChanges == 0 {
-				d.unchanged++
-				d.unchangedPass += b2i(a.Passed)
-				d.unchangedBase += b2i(b.Passed)
-				d.same += b2i(a.CodeSHA == b.CodeSHA)
-				continue
-			}
-			d.changed++
-			d.changes += a.ContextChanges
-			d.triggers += a.Triggers
-			d.changedPass += b2i(a.Passed)
-			d.changedBase += b2i(b.Passed)
-			d.won += b2i(a.Passed && !b.Passed)
-			d.lost += b2i(b.Passed && !a.Passed)
 		}
 		out = append(out, d)
 	}
@@ -100,18 +112,23 @@ func b2i(b bool) int {
 // departureTable is the departures as a table, with what they mean.
 func departureTable(ds []departure) string {
 	var b bytes.Buffer
-	b.WriteString("| configuration | samples paired with RawRAG's | with a context change | changes / triggers there | passed there: ACToR / RawRAG | samples won / lost there | p (sign test) | without a change: RawRAG's code | passed there: ACToR / RawRAG |\n" +
-		"|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	for _, d := range ds {
-		fmt.Fprintf(&b, "| %s | %d | %d | %d / %d | %d / %d | %d / %d | %.3g | %d of %d | %d / %d |\n", d.label, d.changed+d.unchanged,
-			d.changed, d.changes, d.triggers, d.changedPass, d.changedBase, d.won, d.lost, stats.SignTest(d.won, d.lost),
-			d.same, d.unchanged, d.unchangedPass, d.unchangedBase)
+	b.WriteString("| configuration: samples | paired with RawRAG's | passed: ACToR / RawRAG | won / lost | p (sign test) |\n" +
+		"|---|---:|---:|---:|---:|\n")
+	line := func(what string, c pairs) {
+		fmt.Fprintf(&b, "| %s | %d | %d / %d | %d / %d | %.3g |\n", what, c.samples, c.pass, c.basePass, c.won, c.lost,
+			stats.SignTest(c.won, c.lost))
 	}
-	b.WriteString("\nACToR's first prompt is RawRAG's and the seeds are the same, so a sample whose context never changed " +
-		"is RawRAG's sample up to rounding (the two runs reuse cached keys and values of other prompts and batch rows " +
-		"differently, and on quantised matrices a row's products can round differently in another batch split, which can " +
-		"flip a later draw); what ACToR adds or costs is in the samples with a change. Won/lost: samples of the same task and seed that only " +
-		"ACToR / only RawRAG passed; p: exact two-sided sign test on them (samples of one task are not independent: read it " +
-		"as a guide).\n")
+	for _, d := range ds {
+		line(fmt.Sprintf("%s: with a context change (%d changes, %d triggers)", d.label, d.changes, d.triggers), d.changed)
+		line(fmt.Sprintf("%s: no change, RawRAG's first blocks (%d wrote RawRAG's code)", d.label, d.sameCode), d.sameStart)
+		line(fmt.Sprintf("%s: no change, other first blocks", d.label), d.otherStart)
+	}
+	b.WriteString("\nSamples of the same task and seed. ACToR's first retrieval pools the query's token embeddings " +
+		"with position-aware weights, RawRAG's with their mean, so ACToR can start from other blocks; after that it " +
+		"departs from RawRAG only at a context change. A sample with neither is RawRAG's up to rounding (the two runs " +
+		"reuse cached keys and values of other prompts and batch rows differently, and on quantised matrices a row's " +
+		"products can round differently in another batch split, which can flip a later draw). Won/lost: samples only " +
+		"ACToR / only RawRAG passed; p: exact two-sided sign test on them (samples of one task are not independent: " +
+		"read it as a guide).\n")
 	return b.String()
 }

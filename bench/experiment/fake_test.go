@@ -95,7 +95,12 @@ func fakeRun(args []string) error {
 			}
 			// Four judged tokens with entropies 0.5, 1, 1.5, 2; the probe
 			// fires at one of them.
-			a := generate.Attempt{DecodeMs: 40, PrefillMs: 10}
+			// Every first prompt has one block; ACToR's sample 1 of task 1
+			// starts from another.
+			a := generate.Attempt{DecodeMs: 40, PrefillMs: 10, Blocks: []generate.Block{{Path: "a.py", Start: 1, End: 5}}}
+			if strings.HasPrefix(method, "actor") && s == 1 && task == "1" {
+				a.Blocks[0].Path = "b.py"
+			}
 			for i := 1; i <= 4; i++ {
 				a.Events = append(a.Events, generate.TokenEvent{P: []float32{0.1}, Entropy: 0.5 * float64(i)})
 			}

@@ -102,6 +102,8 @@ type Traces struct {
 	// Unreadable counts trace lines that were not JSON (a run killed while
 	// writing one).
 	Unreadable int
+	// first is each sample's first retrieved blocks (firstBlocks).
+	first map[sampleKey]string
 }
 
 // FlagRate is the share of judged tokens that triggered a retrieval.
@@ -119,7 +121,7 @@ func (t *Traces) PerToken(ms float64) float64 { return ms / float64(max(1, t.Gen
 func (p *Plan) readTraces(name string) (*Traces, error) {
 	last := map[sampleKey]generate.Trace{}
 	var order []sampleKey
-	out := &Traces{}
+	out := &Traces{first: map[sampleKey]string{}}
 	err := jsonl.Scan(filepath.Join(p.RunDir(name), "traces.jsonl"), func(_ int, raw []byte) error {
 		var t generate.Trace
 		if json.Unmarshal(raw, &t) != nil {
@@ -141,6 +143,7 @@ func (p *Plan) readTraces(name string) (*Traces, error) {
 	}
 	for _, k := range order {
 		out.add(last[k])
+		out.first[k] = firstBlocks(last[k])
 	}
 	return out, nil
 }
@@ -168,6 +171,19 @@ func (t *Traces) add(tr generate.Trace) {
 		t.RetrieveMs += tr.RetrieveMs
 		t.ReprefillMs += tr.ReprefillMs
 	}
+}
+
+// firstBlocks names the blocks of a sample's first prompt (its first
+// attempt's), in their order.
+func firstBlocks(tr generate.Trace) string {
+	if len(tr.Attempts) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, bl := range tr.Attempts[0].Blocks {
+		fmt.Fprintf(&b, "%s:%d-%d;", bl.Path, bl.Start, bl.End)
+	}
+	return b.String()
 }
 
 // EqualRateThreshold is the entropy threshold at which an entropy trigger
