@@ -68,6 +68,41 @@ func TestPlans(t *testing.T) {
 	}
 }
 
+// --only keeps the named configurations and the probes they read; the
+// reference stays, and a name the experiment lacks is refused.
+func TestOnly(t *testing.T) {
+	s := settings(t)
+	s.Only = []string{"rawrag", "actor"}
+	p, err := New("table1", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range p.Runs {
+		names = append(names, r.Name)
+	}
+	if !slices.Equal(names, []string{"rawrag", "actor"}) || !strings.Contains(p.cuts(), "only the configurations rawrag, actor") {
+		t.Errorf("table1 --only rawrag,actor: runs %v, cuts %q", names, p.cuts())
+	}
+	s.Only = []string{"actor", "actor-no-mismatch"}
+	if p, err = New("ablations", s); err != nil {
+		t.Fatal(err)
+	}
+	var probes []string
+	for _, j := range p.Probes {
+		probes = append(probes, j.Name)
+	}
+	if len(p.Runs) != 2 || !slices.Equal(probes, []string{"all-rules", "no-mismatch"}) {
+		t.Errorf("ablations --only actor,actor-no-mismatch: %d runs, probes %v", len(p.Runs), probes)
+	}
+	for only, want := range map[string]string{"rawrag": "must keep actor", "actor,rawrg": "--only rawrg: no such configuration"} {
+		s.Only = strings.Split(only, ",")
+		if _, err := New("table1", s); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("--only %s: %v, want %q", only, err, want)
+		}
+	}
+}
+
 func TestVariants(t *testing.T) {
 	v, err := ParseVariant("stable-reuse= --layout stable  --kv-reuse ")
 	if err != nil || v.Name != "stable-reuse" || !slices.Equal(v.Args, []string{"--layout", "stable", "--kv-reuse"}) {

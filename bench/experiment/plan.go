@@ -63,6 +63,9 @@ type Settings struct {
 	// Variants are further ACToR configurations Table I and Table II
 	// compare (the cost levers, say), each run as ACToR with its flags.
 	Variants []Variant
+	// Only, when set, keeps these configurations (run names) of the
+	// experiment and leaves the others out (said in the README).
+	Only []string
 	// Command is the experiment's own command line, for the README.
 	Command string
 }
@@ -203,7 +206,36 @@ func New(name string, s Settings) (*Plan, error) {
 	default:
 		return nil, fmt.Errorf("no experiment %q (want one of %s)", name, strings.Join(Names, ", "))
 	}
-	return p, nil
+	return p, p.keepOnly()
+}
+
+// keepOnly drops the configurations Settings.Only leaves out, and the
+// probes no kept configuration reads. The reference stays: every
+// comparison is against it.
+func (p *Plan) keepOnly() error {
+	only := p.Settings.Only
+	if len(only) == 0 {
+		return nil
+	}
+	var names []string
+	for _, r := range p.Runs {
+		names = append(names, r.Name)
+	}
+	for _, n := range only {
+		if !slices.Contains(names, n) {
+			return fmt.Errorf("experiment %s: --only %s: no such configuration (it has %s)", p.Experiment, n, strings.Join(names, ", "))
+		}
+	}
+	if p.Reference != "" && !slices.Contains(only, p.Reference) {
+		return fmt.Errorf("experiment %s: --only must keep %s, the configuration the others are compared with", p.Experiment, p.Reference)
+	}
+	p.Runs = slices.DeleteFunc(p.Runs, func(r Run) bool { return !slices.Contains(only, r.Name) })
+	p.Probes = slices.DeleteFunc(p.Probes, func(j ProbeJob) bool {
+		return !slices.ContainsFunc(p.Runs, func(r Run) bool {
+			return slices.Contains(r.Args, p.ProbeFile(j.Name)) || (j.Name == "all-rules" && r.Name == p.Reference)
+		})
+	})
+	return nil
 }
 
 // num formats a threshold as the shortest exact decimal.

@@ -108,6 +108,9 @@ func (p *Plan) cuts() string {
 	if s.N < 5 {
 		out = append(out, fmt.Sprintf("n = %d instead of 5 (pass@k for k > %d undefined)", s.N, s.N))
 	}
+	if len(s.Only) > 0 {
+		out = append(out, "only the configurations "+strings.Join(s.Only, ", "))
+	}
 	return strings.Join(out, "; ")
 }
 

@@ -182,6 +182,7 @@ func init() {
 	fs.Float64SliceVar(&f.s.Entropies, "entropies", []float64{0.4, 0.6, 0.8, 1.0, 1.2}, "sensitivity: uncertainty thresholds (nats)")
 	fs.Float64SliceVar(&f.s.Influences, "influences", []float64{0.01, 0.03, 0.05, 0.07, 0.09}, "sensitivity: attention-influence thresholds")
 	fs.Float64Var(&f.s.EntropyTrigger, "entropy-trigger", 0, "trigger: a fixed entropy threshold (0: where it fires as often as the probe)")
+	fs.StringSliceVar(&f.s.Only, "only", nil, "only these configurations (run names, comma-separated; --dry-run lists them by their --out folders)")
 	fs.StringArrayVar(&f.variants, "variant", nil, "table1/cost: also run ACToR as NAME with these flags, e.g. --variant \"stable-reuse=--layout stable --kv-reuse\" (repeatable)")
 	fs.StringVar(&f.runArgs, "run-args", "", "extra flags for every actor run, space-separated (e.g. \"--max-tokens 256\")")
 	fs.StringVar(&f.benchArgs, "bench-args", "", "extra flags for every actor bench run (e.g. \"--workers 2\")")
