@@ -22,8 +22,8 @@
 #             benchmarks' Docker images do (some tests check for uid 0).
 #
 # For the RepoExec development subset:
-#   PYTHON=/usr/bin/python3 scripts/setup-python-tests.sh --venv /work/pycache/bench-venv \
-#     /work/data/test-apps/{python-string-utils,flutils,pyMonet}
+#   PYTHON=/usr/bin/python3 scripts/setup-python-tests.sh --venv DIR/bench-venv \
+#     DIR/test-apps/{python-string-utils,flutils,pyMonet}
 set -euo pipefail
 
 PY="${PYTHON:-python3}"

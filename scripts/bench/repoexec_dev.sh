@@ -4,15 +4,15 @@
 # every method continues where it stopped.
 #   scripts/bench/repoexec_dev.sh [OUT] [extra 'actor run' flags...]
 # Needs: make build; actor models pull smollm2-135m all-minilm-l6-v2; the
-# projects' sources under $REPOS (default /work/data, holding test-apps/);
+# projects' sources under $REPOS (the folder holding test-apps/);
 # a Python with the tests' dependencies in $PYTHON (scripts/setup-python-tests.sh).
 set -eu
 cd "$(dirname "$0")/../.."
 OUT=${1:-runs/repoexec-dev-smollm2}
 [ $# -gt 0 ] && shift
 DATA=${DATA:-../shared/data/repoexec-dev/tasks.jsonl}
-REPOS=${REPOS:-/work/data}
-PYTHON=${PYTHON:-/work/pycache/bench-venv/bin/python}
+REPOS=${REPOS:?set REPOS to the folder holding test-apps/}
+PYTHON=${PYTHON:?set PYTHON to the Python the tests run with (scripts/setup-python-tests.sh)}
 ACTOR=${ACTOR:-bin/actor}
 THREADS=${THREADS:-2} # ggml threads (decoder and encoder); 1 if the machine is shared
 for m in rawprompt rawrag repocoder rlcoder actor; do
