@@ -51,7 +51,7 @@ func TestPublishedLayout(t *testing.T) {
 
 // TestPublishedData loads RepoExec's data_with_test_case folder as
 // published, when it is here ($ACTOR_REPOEXEC_DATA, default
-// /work/data/repoexec/data_with_test_case): 430 rows of 23 projects, none
+// ../data/repoexec/data_with_test_case beside the checkout): 430 rows of 23 projects, none
 // malformed, the 68 development tasks among them.
 func TestPublishedData(t *testing.T) {
 	dir := envOr("ACTOR_REPOEXEC_DATA", testsupport.Path("../data/repoexec/data_with_test_case"))

@@ -6,7 +6,7 @@
 // tokenizer, and the tokens a re-prefill would recompute are estimated
 // from the first place where the old and new prompts differ.
 //
-//	go run ./scripts/bench/replaychanges -traces T.jsonl.gz -tasks TASKS.jsonl -repos /work/data -model smollm2-135m
+//	go run ./scripts/bench/replaychanges -traces T.jsonl.gz -tasks TASKS.jsonl -repos DIR -model smollm2-135m
 package main
 
 import (
