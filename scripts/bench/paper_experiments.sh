@@ -1,0 +1,49 @@
+#!/bin/sh
+# The paper's experiments (issue 13) on the 68 RepoExec development tasks
+# with the default model, one after another, each resumable: run the script
+# again after an interruption and every experiment continues where it
+# stopped (finished ones only render their reports again).
+#   REPOS=DIR LABELS=DIR scripts/bench/paper_experiments.sh [OUT]
+# REPOS: the folder holding test-apps/ (the projects' sources); LABELS: the
+# labels the shipped probe was trained from (probes/README.md), for the
+# ablation and grid probes. Needs make build, the models pulled and the
+# benchmark environments made (actor bench setup).
+#
+# What is cut to fit a 2-core machine (each experiment's README says it
+# too):
+#   table1, cost: all 68 tasks, n = 5, the five methods and ACToR with the
+#                 cost levers as variants; cost renders Table II from the
+#                 same run folders
+#   trigger:      all 68 tasks, n = 5
+#   ablations:    all 68 tasks, n = 1 (pass@1; the reference ACToR is
+#                 Table I's samples 0)
+#   sensitivity:  the first 20 tasks, n = 1, the 5 x 5 grid
+#   1.5B slice:   the first 20 tasks, n = 5, RawPrompt, RawRAG and ACToR
+set -eu
+cd "$(dirname "$0")/../.."
+OUT=${1:-results/repoexec-dev-qwen2.5-coder-0.5b}
+DATA=${DATA:-../shared/data/repoexec-dev}
+REPOS=${REPOS:?set REPOS to the folder holding test-apps/}
+LABELS=${LABELS:?set LABELS to the labels folder the probe was trained from}
+ACTOR=${ACTOR:-bin/actor}
+THREADS=${THREADS:-2}
+
+experiment() {
+	name=$1
+	shift
+	echo "=== $name $* ($(date -u +%H:%M:%S))" >&2
+	"$ACTOR" experiment "$name" --benchmark repoexec --data "$DATA" --repos "$REPOS" --threads "$THREADS" \
+		--run-args "--batch-samples" --bench-args "--workers 2" "$@"
+}
+
+levers() {
+	"$@" --variant "stable-reuse=--layout stable --kv-reuse" \
+		--variant "stable-reuse-tail=--layout stable --kv-reuse --kv-reuse-tail"
+}
+
+levers experiment table1 --model qwen2.5-coder-0.5b --out "$OUT"
+levers experiment cost --model qwen2.5-coder-0.5b --out "$OUT"
+experiment trigger --model qwen2.5-coder-0.5b --out "$OUT"
+experiment ablations --model qwen2.5-coder-0.5b --out "$OUT" --labels "$LABELS" -n 1
+experiment sensitivity --model qwen2.5-coder-0.5b --out "$OUT" --labels "$LABELS" --limit 20 -n 1
+experiment table1 --model qwen2.5-coder-1.5b --out "${OUT%0.5b}1.5b" --limit 20 --only rawprompt,rawrag,actor
