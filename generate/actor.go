@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"actor/engine"
@@ -33,6 +34,9 @@ type ACToROptions struct {
 	// Change decides when a retrieval changes the context ("" is
 	// ChangeOrder, the authors').
 	Change ChangeRule
+	// SkipComments judges no token inside a # comment (probe.InComment):
+	// a comment does not run, so no retrieval is spent on its words.
+	SkipComments bool
 	// Entropy, when above 0, replaces the probe as the trigger: a judged
 	// token whose next-token distribution has at least this entropy (nats)
 	// triggers the retrieval (FLARE/DRAGIN-style; see entropyTrigger).
@@ -170,6 +174,10 @@ func (c *critical) check(i int, t int32, body string, pred *engine.Prediction, e
 	tok := c.g.dec.tok
 	var same retrieve.Prompt
 	if ev.Skip = probe.Skip(i, tok.Piece(t), tok.EOG(t)); ev.Skip != "" {
+		return same, nil
+	}
+	if c.g.opt.SkipComments && probe.InComment(body[strings.LastIndexByte(body, '\n')+1:], tok.Piece(t)) {
+		ev.Skip = probe.SkipComment
 		return same, nil
 	}
 	c.judged++

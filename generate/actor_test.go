@@ -11,6 +11,7 @@ import (
 	"actor/engine"
 	"actor/index"
 	"actor/internal/testsupport"
+	"actor/probe"
 )
 
 // swapSetup generates with ACToR on the tiny repository, a probe whose
@@ -228,5 +229,42 @@ func TestACToRRejectsProbeOfAnotherModel(t *testing.T) {
 	_, err := NewACToR(newDecoder(t, m, tok), tinyConfig(), nil, ACToROptions{Probe: testsupport.ConstProbe(m.Config.Embed+1, 1)})
 	if err == nil {
 		t.Fatal("a probe for hidden size 65 was accepted for a model of 64")
+	}
+}
+
+// With SkipComments a token inside a # comment is not judged (an always-
+// critical probe does not fire there) and one in code is.
+func TestACToRSkipsComments(t *testing.T) {
+	m, tok := loadTiny(t)
+	c, err := ReadCorpus(testsupport.WriteTree(t, t.TempDir(), tinyRepo), index.WalkOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &switchRetriever{prompt: tinyTarget.Prompt, first: block(blockOf(t, c, "lib/math.py")), second: block(blockOf(t, c, "lib/text.py"))}
+	g, err := NewACToR(newDecoder(t, m, tok), tinyConfig(), r, ACToROptions{Probe: testsupport.ConstProbe(m.Config.Embed, 10), SkipComments: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := tok.Encode("x", false)
+	if len(x) != 1 {
+		t.Fatalf("x is %d tokens", len(x))
+	}
+	crit := &critical{g: g.(*actor), t: tinyTarget, trig: g.(*actor).trigger()}
+	pred := &engine.Prediction{Hidden: make([]float32, m.Config.Embed)}
+	for _, cs := range []struct {
+		body, skip string
+		triggers   int
+	}{
+		{"    # double ", probe.SkipComment, 0},
+		{"    return 2 * x\n    # ", probe.SkipComment, 0},
+		{"    # note\n    y = ", "", 1},
+	} {
+		var ev TokenEvent
+		if _, err := crit.check(3, x[0], cs.body, pred, &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.Skip != cs.skip || crit.triggers != cs.triggers {
+			t.Errorf("after %q: skip %q, %d triggers; want %q, %d", cs.body, ev.Skip, crit.triggers, cs.skip, cs.triggers)
+		}
 	}
 }

@@ -39,7 +39,10 @@ type Options struct {
 	// Layout and Change are ACToR's prompt layout and context-change rule
 	// ("": the paper's, LayoutRanked and ChangeOrder).
 	Layout Layout
-	Change ChangeRule
+	// SkipComments judges no token inside a # comment
+	// (ACToROptions.SkipComments).
+	SkipComments bool
+	Change       ChangeRule
 	// Name replaces ACToR's method name in predictions and traces (for
 	// example to tell apart runs with probes trained under other rules).
 	// By default it is "actor", with "-noinference" and "-meanpool" for the
@@ -85,7 +88,11 @@ func New(o Options) (Generator, error) {
 }
 
 func newACToRFromOptions(o Options) (Generator, error) {
-	opt := ACToROptions{Probe: o.Probe, Threshold: o.Threshold, FullProbs: o.FullProbs, Layout: o.Layout, Change: o.Change}
+	opt := ACToROptions{Probe: o.Probe, Threshold: o.Threshold, FullProbs: o.FullProbs, Layout: o.Layout, Change: o.Change,
+		SkipComments: o.SkipComments}
+	if o.SkipComments {
+		opt.Notes = append(opt.Notes, "tokens inside # comments are not judged")
+	}
 	if o.Layout == LayoutStable {
 		opt.Notes = append(opt.Notes, "stable layout: blocks that stay keep their place, new ones go nearest the target")
 	}

@@ -45,6 +45,8 @@ type Method struct {
 	// Layout and Change are ACToR's prompt layout and context-change rule
 	// (generate.Layouts, generate.ChangeRules).
 	Layout, Change string
+	// SkipComments judges no token inside a # comment.
+	SkipComments bool
 	// BatchSamples decodes a task's samples together as one batch.
 	BatchSamples bool
 	// KVReuse places blocks' keys and values after a context change;
@@ -81,6 +83,8 @@ func (m *Method) Validate() error {
 		return fmt.Errorf("--context-change %q: want order or set", m.Change)
 	case m.KVReuse && m.Method != generate.MethodACToR:
 		return fmt.Errorf("--kv-reuse is ACToR's (--method actor), not %s's", m.Method)
+	case m.SkipComments && (m.Method != generate.MethodACToR || m.NoInference):
+		return errors.New("--skip-comments is for ACToR with critical-token inference on (--method actor, no --no-inference)")
 	case (m.KVReuseCheck || m.KVReuseTail || m.KVStore != "") && !m.KVReuse:
 		return errors.New("--kv-reuse-check, --kv-reuse-tail and --kv-store go with --kv-reuse: give it too")
 	case m.Entropy < 0 || (m.Entropy > 0 && (m.Method != generate.MethodACToR || m.NoInference)):

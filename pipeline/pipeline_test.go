@@ -26,6 +26,8 @@ func TestMethodValidate(t *testing.T) {
 		{"layout", func(m *Method) { m.Layout = "sorted" }, `--layout "sorted"`},
 		{"change rule", func(m *Method) { m.Change = "any" }, `--context-change "any"`},
 		{"reuse for rawrag", func(m *Method) { m.Method, m.KVReuse = generate.MethodRawRAG, true }, "--kv-reuse is ACToR's"},
+		{"comments for rawrag", func(m *Method) { m.Method, m.SkipComments = generate.MethodRawRAG, true }, "--skip-comments is for ACToR"},
+		{"comments without inference", func(m *Method) { m.NoInference, m.SkipComments = true, true }, "--skip-comments is for ACToR"},
 		{"tail without reuse", func(m *Method) { m.KVReuseTail = true }, "go with --kv-reuse"},
 		{"store without reuse", func(m *Method) { m.KVStore = "DIR" }, "go with --kv-reuse"},
 		{"entropy without inference", func(m *Method) { m.Entropy, m.NoInference = 2, true }, "--entropy-trigger"},

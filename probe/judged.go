@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -11,7 +12,21 @@ const (
 	SkipFirst = "first" // the first token of the body
 	SkipEOG   = "eog"   // an end-of-generation token
 	SkipSpace = "space" // a token whose text is white space only
+	// SkipComment marks a token inside a # comment, which generation
+	// judges only without its SkipComments option (see InComment).
+	SkipComment = "comment"
 )
+
+// InComment reports whether a token with text piece, following linePrefix
+// (the text of its line before it), stands in a Python # comment: the
+// line's code so far is a comment, or the token starts one on a line with
+// no code yet. (A # inside a string literal or after code on the same line
+// is not seen as a comment: bodies rarely have them, and a trigger there
+// is kept.)
+func InComment(linePrefix, piece string) bool {
+	lead := strings.TrimSpace(linePrefix)
+	return strings.HasPrefix(lead, "#") || (lead == "" && strings.HasPrefix(strings.TrimSpace(piece), "#"))
+}
 
 // Skip is the one rule for which tokens the probe judges (Algorithm 1):
 // not the body's first token (pos 0), not an end-of-generation token, not

@@ -26,3 +26,22 @@ func TestSkip(t *testing.T) {
 		}
 	}
 }
+
+// InComment, worked by hand.
+func TestInComment(t *testing.T) {
+	for _, c := range []struct {
+		prefix, piece string
+		want          bool
+	}{
+		{"    # Check", " if", true},
+		{"    ", " #", true},
+		{"", "#", true},
+		{"    ", " if", false},
+		{"    x = 1  ", "#", false}, // after code: not seen as a comment
+		{"    s = '", "#", false},
+	} {
+		if got := InComment(c.prefix, c.piece); got != c.want {
+			t.Errorf("InComment(%q, %q) = %v", c.prefix, c.piece, got)
+		}
+	}
+}

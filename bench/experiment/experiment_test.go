@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"actor/bench/results"
+	"actor/generate"
 	"actor/internal/testsupport"
 	"actor/models"
 )
@@ -166,7 +167,9 @@ func TestTable1RunsInTurnsResumesAndReports(t *testing.T) {
 		// them from other first blocks.
 		"## Where ACToR departs from RawRAG", "| ACToR: with a context change (3 changes, 3 triggers) | 3 | 3 / 0 | 3 / 0 | 0.25 |",
 		"| ACToR: no change, RawRAG's first blocks (2 wrote RawRAG's code) | 2 | 2 / 0 | 2 / 0 | 0.5 |",
-		"| ACToR: no change, other first blocks | 1 | 1 / 0 | 1 / 0 | 1 |")
+		"| ACToR: no change, other first blocks | 1 | 1 / 0 | 1 / 0 | 1 |",
+		"| configuration | alpha: 2 | beta: 1 |", "| ACToR | 100.00 | 100.00 |", "| RawPrompt | 0.00 | 0.00 |",
+		"## Where the probe fires", "| ACToR | 0.0 % (0) | 100.0 % (0) | 0.0 % (0) | 0.0 % (0) | 0.0 % (0) |")
 	testsupport.CheckPNG(t, filepath.Join(p.ReportDir(), "table1.png"), 300)
 	readme, _ := os.ReadFile(filepath.Join(p.ReportDir(), "README.md"))
 	sum, _ := models.SHA256File(s.ModelFile)
@@ -342,5 +345,35 @@ func TestPortablePaths(t *testing.T) {
 	want := "--out results/x --data ../shared/data --repos /elsewhere/data " + root + "other"
 	if got := string(portable([]byte(in))); got != want {
 		t.Errorf("portable:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// Critical tokens by where they stand, worked by hand.
+func TestTokenKind(t *testing.T) {
+	for _, c := range []struct{ prefix, tok, want string }{
+		{"    ", " #", kindComment},
+		{"    # Check", " if", kindComment},
+		{"    ", " if", kindStatement},
+		{"", "return", kindStatement},
+		{"    x = ", " parts", kindName},
+		{"    x = foo.", "_p", kindName},
+		{"    if x ", " not", kindKeyword},
+		{"    x = ", " '@", kindOther},
+		{"    x = ", " 42", kindOther},
+		{"    x = y ", " !=", kindOther},
+	} {
+		if got := tokenKind(c.prefix, c.tok); got != c.want {
+			t.Errorf("tokenKind(%q, %q) = %q, want %q", c.prefix, c.tok, got, c.want)
+		}
+	}
+	// A sample: "    # Check\n    if x:" with critical tokens at " Check"
+	// (changing the context: the dropped token counts) and " if".
+	tr := generate.Trace{Attempts: []generate.Attempt{{Events: []generate.TokenEvent{
+		{Text: "    #"}, {Text: " Look", Critical: true, Changed: true, Dropped: &generate.TokenRef{Text: " Check"}},
+		{Text: "\n"}, {Text: "    "}, {Text: " if", Critical: true}, {Text: " x"}, {Text: ":"}}}}}
+	crit, changed := map[string]int{}, map[string]int{}
+	tokenKinds(tr, crit, changed)
+	if crit[kindComment] != 1 || crit[kindStatement] != 1 || changed[kindComment] != 1 || len(changed) != 1 {
+		t.Errorf("critical %v, changed %v", crit, changed)
 	}
 }

@@ -104,6 +104,9 @@ func fakeRun(args []string) error {
 			for i := 1; i <= 4; i++ {
 				a.Events = append(a.Events, generate.TokenEvent{P: []float32{0.1}, Entropy: 0.5 * float64(i)})
 			}
+			if strings.HasPrefix(method, "actor") { // a statement's first token
+				a.Events[3].Text, a.Events[3].Critical = "if", true
+			}
 			tr := generate.Trace{Task: task, Sample: s, Method: method, Attempts: []generate.Attempt{a}, Generated: 4, Seconds: 1,
 				Judged: 4}
 			if strings.HasPrefix(method, "actor") {
@@ -160,6 +163,7 @@ func settings(t *testing.T) Settings {
 	os.MkdirAll(data, 0o755)
 	os.WriteFile(filepath.Join(data, "tasks.jsonl"), []byte(`{"task_id": 1}`+"\n"), 0o644)
 	return Settings{Benchmark: "repoexec", Data: data, Repos: "REPOS", Model: model, ModelFile: model, Out: filepath.Join(dir, "out"),
-		N: 2, Temperature: 0.6, Tasks: []string{"1", "2", "3"}, AllTasks: 5, Step: 2, Probe: probe, Labels: "LABELS",
+		N: 2, Temperature: 0.6, Tasks: []string{"1", "2", "3"}, AllTasks: 5,
+		Projects: map[string]string{"1": "alpha", "2": "alpha", "3": "beta"}, Step: 2, Probe: probe, Labels: "LABELS",
 		Entropies: []float64{0.6, 0.8}, Influences: []float64{0.05}, Command: "actor experiment x"}
 }

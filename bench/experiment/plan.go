@@ -41,9 +41,11 @@ type Settings struct {
 	// Threads for each actor run (0: its default).
 	Threads int
 	// Tasks are the experiment's task ids in order; AllTasks the number in
-	// the data (to say what was cut).
+	// the data (to say what was cut); Projects maps a task to its project
+	// (for pass@1 by project; may be nil).
 	Tasks    []string
 	AllTasks int
+	Projects map[string]string
 	// Step is how many tasks each configuration generates before the next
 	// one takes its turn.
 	Step int

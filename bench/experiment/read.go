@@ -102,6 +102,9 @@ type Traces struct {
 	// Unreadable counts trace lines that were not JSON (a run killed while
 	// writing one).
 	Unreadable int
+	// Critical counts the critical tokens by kind (tokenKind), Changed
+	// those of them that changed the context.
+	Critical, Changed map[string]int
 	// first is each sample's first retrieved blocks (firstBlocks).
 	first map[sampleKey]string
 }
@@ -121,7 +124,7 @@ func (t *Traces) PerToken(ms float64) float64 { return ms / float64(max(1, t.Gen
 func (p *Plan) readTraces(name string) (*Traces, error) {
 	last := map[sampleKey]generate.Trace{}
 	var order []sampleKey
-	out := &Traces{first: map[sampleKey]string{}}
+	out := &Traces{first: map[sampleKey]string{}, Critical: map[string]int{}, Changed: map[string]int{}}
 	err := jsonl.Scan(filepath.Join(p.RunDir(name), "traces.jsonl"), func(_ int, raw []byte) error {
 		var t generate.Trace
 		if json.Unmarshal(raw, &t) != nil {
@@ -144,6 +147,7 @@ func (p *Plan) readTraces(name string) (*Traces, error) {
 	for _, k := range order {
 		out.add(last[k])
 		out.first[k] = firstBlocks(last[k])
+		tokenKinds(last[k], out.Critical, out.Changed)
 	}
 	return out, nil
 }

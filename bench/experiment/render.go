@@ -73,7 +73,11 @@ func (p *Plan) body(b *bytes.Buffer, rows []row) ([]string, error) {
 	ref, others := p.split(rows)
 	switch p.Experiment {
 	case "table1":
-		b.WriteString("## pass@k\n\n" + p.passTable(rows) + "\n## ACToR against each baseline\n\n" + p.pairedTable(ref, others))
+		b.WriteString("## pass@k\n\n" + p.passTable(rows))
+		if t := p.projectTable(rows); t != "" {
+			b.WriteString("\n### pass@1 % by project (project: tasks)\n\n" + t)
+		}
+		b.WriteString("\n## ACToR against each baseline\n\n" + p.pairedTable(ref, others))
 		ds, err := p.departures(rows)
 		if err != nil {
 			return nil, err
@@ -81,6 +85,7 @@ func (p *Plan) body(b *bytes.Buffer, rows []row) ([]string, error) {
 		if len(ds) > 0 {
 			b.WriteString("\n## Where ACToR departs from RawRAG\n\n" + departureTable(ds))
 		}
+		b.WriteString("\n## Where the probe fires\n\n" + kindTable(rows))
 		return []string{"table1.png"}, p.passFigure(rows, filepath.Join(dir, "table1.png"))
 	case "ablations":
 		for _, g := range []struct{ group, title string }{{"rules", "Table III: labelling rules"}, {"modules", "Table IV: modules"}} {
@@ -105,7 +110,7 @@ func (p *Plan) body(b *bytes.Buffer, rows []row) ([]string, error) {
 		return []string{"cost.png"}, p.costFigure(rows, filepath.Join(dir, "cost.png"))
 	case "trigger":
 		b.WriteString("## pass@k\n\n" + p.passTable(rows) + "\n## The probe against the entropy trigger\n\n" + p.pairedTable(ref, others))
-		fmt.Fprintf(b, "\n## Triggers\n\nEntropy threshold: %s nats.\n\n%s", p.entropyThreshold(), p.costTable(rows))
+		fmt.Fprintf(b, "\n## Triggers\n\nEntropy threshold: %s nats.\n\n%s\n%s", p.entropyThreshold(), p.costTable(rows), kindTable(rows))
 		return []string{"trigger.png"}, p.passFigure(rows, filepath.Join(dir, "trigger.png"))
 	}
 	return nil, fmt.Errorf("no experiment %q", p.Experiment)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"actor/bench/passk"
 	"actor/bench/report"
 	"actor/bench/results"
 	"actor/bench/stats"
@@ -90,6 +91,51 @@ func (p *Plan) passTable(rows []row) string {
 	}
 	b.WriteString("\nBlank: samples whose code is white space only (the model wrote nothing but blank lines, " +
 		"after the blank guard and the retries); they count as failures.\n")
+	return b.String()
+}
+
+// projectTable is pass@1 per configuration on each project's tasks.
+func (p *Plan) projectTable(rows []row) string {
+	var projects []string
+	tasks := map[string]int{}
+	for _, t := range p.Settings.Tasks {
+		pr := p.Settings.Projects[t]
+		if tasks[pr] == 0 {
+			projects = append(projects, pr)
+		}
+		tasks[pr]++
+	}
+	if len(projects) < 2 {
+		return ""
+	}
+	var b bytes.Buffer
+	b.WriteString("| configuration |")
+	sep := "|---|"
+	for _, pr := range projects {
+		fmt.Fprintf(&b, " %s: %d |", pr, tasks[pr])
+		sep += "---:|"
+	}
+	b.WriteString("\n" + sep + "\n")
+	for _, r := range rows {
+		if r.g == nil {
+			continue
+		}
+		fmt.Fprintf(&b, "| %s |", r.Label)
+		for _, pr := range projects {
+			var counts []passk.Count
+			for _, c := range r.g.Tasks {
+				if p.Settings.Projects[c.Task] == pr {
+					counts = append(counts, c)
+				}
+			}
+			if v, ok := passk.Mean(counts, 1); ok {
+				fmt.Fprintf(&b, " %.2f |", 100*v)
+			} else {
+				b.WriteString(" – |")
+			}
+		}
+		b.WriteString("\n")
+	}
 	return b.String()
 }
 

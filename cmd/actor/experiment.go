@@ -83,8 +83,10 @@ func runExperiment(cmd *cobra.Command, name string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
+	s.Projects = map[string]string{}
 	for _, t := range tasks {
 		s.Tasks = append(s.Tasks, t.ID)
+		s.Projects[t.ID] = t.Project
 	}
 	s.AllTasks = len(set.Tasks)
 	for _, v := range f.variants {

@@ -43,6 +43,7 @@ func (f *methodFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.KVCaches, "kv-caches", d.KVCaches, "KV caches kept for returns to earlier prompts (each holds the model's context)")
 	fs.StringVar(&f.Layout, "layout", d.Layout, "ACToR's prompt layout: ranked (the paper's, best block first) or stable (blocks that stay keep their place, new ones nearest the target)")
 	fs.StringVar(&f.Change, "context-change", d.Change, "when ACToR's retrieval changes the context: order (the authors': any block or its place differs) or set (only a different set of blocks)")
+	fs.BoolVar(&f.SkipComments, "skip-comments", false, "ACToR: judge no token inside a # comment (a comment does not run; on the dev tasks half the probe's triggers were comment words)")
 	fs.BoolVar(&f.BatchSamples, "batch-samples", false, "decode a task's -n samples together as one batch (the prompt prefilled once; the same samples, per-sample timings overlap)")
 	fs.BoolVar(&f.KVReuse, "kv-reuse", false, "ACToR: after a context change place the blocks' keys and values from their first computation (re-rotated) instead of recomputing them; an approximation (blocks no longer attend to the blocks now before them)")
 	fs.BoolVar(&f.KVReuseTail, "kv-reuse-tail", false, "with --kv-reuse, also move the target's prompt and the generated tokens after a context change; only the last token is recomputed (a further approximation)")
