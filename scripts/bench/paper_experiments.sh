@@ -38,7 +38,8 @@ experiment() {
 
 levers() {
 	"$@" --variant "stable-reuse=--layout stable --kv-reuse" \
-		--variant "stable-reuse-tail=--layout stable --kv-reuse --kv-reuse-tail"
+		--variant "stable-reuse-tail=--layout stable --kv-reuse --kv-reuse-tail" \
+		--variant "fast=--layout stable --kv-reuse --kv-reuse-tail --skip-comments"
 }
 
 levers experiment table1 --model qwen2.5-coder-0.5b --out "$OUT"
