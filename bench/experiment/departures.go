@@ -52,8 +52,8 @@ type departure struct {
 	// there); sameStart: no change and RawRAG's first blocks (sameCode of
 	// them wrote RawRAG's code); otherStart: no change, other first
 	// blocks.
-	changed, sameStart, otherStart pairs
-	changes, triggers, sameCode    int
+	changed, sameStart, otherStart        pairs
+	changes, reorders, triggers, sameCode int
 }
 
 // departures compares every ACToR configuration's samples with RawRAG's.
@@ -89,6 +89,7 @@ func (p *Plan) departures(rows []row) ([]departure, error) {
 			case a.ContextChanges > 0:
 				d.changed.add(a, b)
 				d.changes += a.ContextChanges
+				d.reorders += row.t.reorders[k]
 				d.triggers += a.Triggers
 			case row.t.first[k] == baseFirst[k]:
 				d.sameStart.add(a, b)
@@ -119,13 +120,14 @@ func departureTable(ds []departure) string {
 			stats.SignTest(c.won, c.lost))
 	}
 	for _, d := range ds {
-		line(fmt.Sprintf("%s: with a context change (%d changes, %d triggers)", d.label, d.changes, d.triggers), d.changed)
+		line(fmt.Sprintf("%s: with a context change (%d changes, %d of them the same blocks reordered; %d triggers)",
+			d.label, d.changes, d.reorders, d.triggers), d.changed)
 		line(fmt.Sprintf("%s: no change, RawRAG's first blocks (%d wrote RawRAG's code)", d.label, d.sameCode), d.sameStart)
 		line(fmt.Sprintf("%s: no change, other first blocks", d.label), d.otherStart)
 	}
 	b.WriteString("\nSamples of the same task and seed. ACToR's first retrieval pools the query's token embeddings " +
 		"with position-aware weights, RawRAG's with their mean, so ACToR can start from other blocks; after that it " +
-		"departs from RawRAG only at a context change. A sample with neither is RawRAG's up to rounding (the two runs " +
+		"departs from RawRAG only at a context change: new blocks, or (under the authors' change rule, with the ranked layout) the same blocks in another order, after which the token is drawn again with the same information. A sample with neither is RawRAG's up to rounding (the two runs " +
 		"reuse cached keys and values of other prompts and batch rows differently, and on quantised matrices a row's " +
 		"products can round differently in another batch split, which can flip a later draw). Won/lost: samples only " +
 		"ACToR / only RawRAG passed; p: exact two-sided sign test on them (samples of one task are not independent: " +

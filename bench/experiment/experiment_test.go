@@ -165,11 +165,11 @@ func TestTable1RunsInTurnsResumesAndReports(t *testing.T) {
 		// Samples 0 changed context (3 changes, 3 triggers; ACToR passed 3,
 		// RawRAG 0: 3 won, p = 0.25); samples 1 are RawRAG's code, one of
 		// them from other first blocks.
-		"## Where ACToR departs from RawRAG", "| ACToR: with a context change (3 changes, 3 triggers) | 3 | 3 / 0 | 3 / 0 | 0.25 |",
+		"## Where ACToR departs from RawRAG", "| ACToR: with a context change (3 changes, 3 of them the same blocks reordered; 3 triggers) | 3 | 3 / 0 | 3 / 0 | 0.25 |",
 		"| ACToR: no change, RawRAG's first blocks (2 wrote RawRAG's code) | 2 | 2 / 0 | 2 / 0 | 0.5 |",
 		"| ACToR: no change, other first blocks | 1 | 1 / 0 | 1 / 0 | 1 |",
 		"| configuration | alpha: 2 | beta: 1 |", "| ACToR | 100.00 | 100.00 |", "| RawPrompt | 0.00 | 0.00 |",
-		"## Where the probe fires", "| ACToR | 0.0 % (0) | 100.0 % (0) | 0.0 % (0) | 0.0 % (0) | 0.0 % (0) |")
+		"## Where the probe fires", "| ACToR | 0.0 % (0) | 100.0 % (3) | 0.0 % (0) | 0.0 % (0) | 0.0 % (0) |")
 	testsupport.CheckPNG(t, filepath.Join(p.ReportDir(), "table1.png"), 300)
 	readme, _ := os.ReadFile(filepath.Join(p.ReportDir(), "README.md"))
 	sum, _ := models.SHA256File(s.ModelFile)

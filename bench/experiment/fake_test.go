@@ -106,6 +106,9 @@ func fakeRun(args []string) error {
 			}
 			if strings.HasPrefix(method, "actor") { // a statement's first token
 				a.Events[3].Text, a.Events[3].Critical = "if", true
+				if s == 0 { // its context change: the same block, reordered
+					a.Events[3].Changed, a.Events[3].Before, a.Events[3].After = true, a.Blocks, a.Blocks
+				}
 			}
 			tr := generate.Trace{Task: task, Sample: s, Method: method, Attempts: []generate.Attempt{a}, Generated: 4, Seconds: 1,
 				Judged: 4}

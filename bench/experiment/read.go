@@ -105,8 +105,12 @@ type Traces struct {
 	// Critical counts the critical tokens by kind (tokenKind), Changed
 	// those of them that changed the context.
 	Critical, Changed map[string]int
-	// first is each sample's first retrieved blocks (firstBlocks).
-	first map[sampleKey]string
+	// first is each sample's first retrieved blocks (firstBlocks);
+	// reorders its context changes that kept the same blocks in another
+	// order (the authors' rule counts them: the token is re-drawn with
+	// the same information).
+	first    map[sampleKey]string
+	reorders map[sampleKey]int
 }
 
 // FlagRate is the share of judged tokens that triggered a retrieval.
@@ -124,7 +128,7 @@ func (t *Traces) PerToken(ms float64) float64 { return ms / float64(max(1, t.Gen
 func (p *Plan) readTraces(name string) (*Traces, error) {
 	last := map[sampleKey]generate.Trace{}
 	var order []sampleKey
-	out := &Traces{first: map[sampleKey]string{}, Critical: map[string]int{}, Changed: map[string]int{}}
+	out := &Traces{first: map[sampleKey]string{}, reorders: map[sampleKey]int{}, Critical: map[string]int{}, Changed: map[string]int{}}
 	err := jsonl.Scan(filepath.Join(p.RunDir(name), "traces.jsonl"), func(_ int, raw []byte) error {
 		var t generate.Trace
 		if json.Unmarshal(raw, &t) != nil {
@@ -146,7 +150,7 @@ func (p *Plan) readTraces(name string) (*Traces, error) {
 	}
 	for _, k := range order {
 		out.add(last[k])
-		out.first[k] = firstBlocks(last[k])
+		out.first[k], out.reorders[k] = firstBlocks(last[k]), reorders(last[k])
 		tokenKinds(last[k], out.Critical, out.Changed)
 	}
 	return out, nil
@@ -188,6 +192,28 @@ func firstBlocks(tr generate.Trace) string {
 		fmt.Fprintf(&b, "%s:%d-%d;", bl.Path, bl.Start, bl.End)
 	}
 	return b.String()
+}
+
+// reorders counts a sample's context changes whose new blocks are the old
+// ones in another order.
+func reorders(tr generate.Trace) int {
+	n := 0
+	set := func(bs []generate.Block) []string {
+		var out []string
+		for _, b := range bs {
+			out = append(out, fmt.Sprintf("%s:%d-%d", b.Path, b.Start, b.End))
+		}
+		slices.Sort(out)
+		return out
+	}
+	for _, a := range tr.Attempts {
+		for _, e := range a.Events {
+			if e.Changed && slices.Equal(set(e.Before), set(e.After)) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // EqualRateThreshold is the entropy threshold at which an entropy trigger
