@@ -9,6 +9,7 @@ import (
 	"actor/index"
 	"actor/internal/testsupport"
 	"actor/retrieve"
+	"actor/tokenizer"
 )
 
 // sameSamples fails unless batched and sequential samples agree token for
@@ -51,11 +52,10 @@ func work(ss []*Sample) (w Stats) {
 	return w
 }
 
-// Batched samples of RawRAG and of ACToR (always critical, the context
-// switching once per sample) are the sequential ones, token for token;
-// the prompt is computed once instead of once per sample, and the lanes'
-// steps share forward passes.
-func TestGenerateSamplesBatchedEqualsSequential(t *testing.T) {
+// sampledTiny is the tiny model, its repository's corpus and a sampling
+// configuration (temperature 1, seed 3) for tests of several samples.
+func sampledTiny(t *testing.T) (*engine.Model, *tokenizer.Tokenizer, *Corpus, Config) {
+	t.Helper()
 	m, tok := loadTiny(t)
 	c, err := ReadCorpus(testsupport.WriteTree(t, t.TempDir(), tinyRepo), index.WalkOptions{})
 	if err != nil {
@@ -63,6 +63,16 @@ func TestGenerateSamplesBatchedEqualsSequential(t *testing.T) {
 	}
 	cfg := tinyConfig()
 	cfg.Temperature, cfg.Seed = 1, 3
+	return m, tok, c, cfg
+}
+
+// Batched samples of RawRAG and of ACToR (always critical, the context
+// switching once per sample) are the sequential ones, token for token;
+// the prompt is computed once instead of once per sample, and the lanes'
+// steps share forward passes.
+func TestGenerateSamplesBatchedEqualsSequential(t *testing.T) {
+	m, tok, c, cfg := sampledTiny(t)
+	var err error
 	samples := []int{0, 1, 2, 3, 4}
 	for _, method := range []string{MethodRawRAG, MethodACToR} {
 		run := func(batch bool) ([]*Sample, *Decoder) {
@@ -105,13 +115,8 @@ func TestGenerateSamplesBatchedEqualsSequential(t *testing.T) {
 // allocated) and gives the same samples; the decoder's work is the sum of
 // the calls' work.
 func TestGenerateSamplesReusesLanes(t *testing.T) {
-	m, tok := loadTiny(t)
-	c, err := ReadCorpus(testsupport.WriteTree(t, t.TempDir(), tinyRepo), index.WalkOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := tinyConfig()
-	cfg.Temperature, cfg.Seed = 1, 3
+	m, tok, c, cfg := sampledTiny(t)
+	var err error
 	d := newDecoder(t, m, tok)
 	r := &switchRetriever{prompt: tinyTarget.Prompt, first: block(blockOf(t, c, "lib/text.py")), second: block(blockOf(t, c, "lib/math.py"))}
 	g, err := NewACToR(d, cfg, r, ACToROptions{Probe: testsupport.ConstProbe(m.Config.Embed, 10)})
