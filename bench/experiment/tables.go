@@ -193,6 +193,12 @@ func (p *Plan) costTable(rows []row) string {
 	b.WriteString("\nFrom the traces (the last of each sample): ms per generated token. Decode includes ACToR's work: " +
 		"the probe, retrievals after a trigger and re-prefills after a context change; plain is decoding without it. " +
 		"Flag rate: triggers per judged token (not the first, not white space).\n")
+	if slices.Contains(p.Settings.RunArgs, "--batch-samples") {
+		b.WriteString("\nThese samples were decoded in batches (--batch-samples): a sample's times are those of the " +
+			"batched steps it took part in, which the other lanes shared, and a step's time grows with the lanes in it " +
+			"(compute-bound here), so per-token times depend on how long the task's samples ran side by side. " +
+			"Compare configurations' cost on unbatched runs.\n")
+	}
 	for _, r := range rows {
 		if r.t.Unreadable > 0 {
 			fmt.Fprintf(&b, "\n%s: %d unreadable trace lines skipped (a run killed while writing).\n", r.Label, r.t.Unreadable)
