@@ -11,9 +11,12 @@
 #
 # What is cut to fit a 2-core machine (each experiment's README says it
 # too):
-#   table1, cost: all 68 tasks, n = 5, the five methods and ACToR with the
-#                 cost levers as variants; cost renders Table II from the
-#                 same run folders
+#   table1, cost: all 68 tasks, n = 5 (batched), the five methods and ACToR
+#                 with the cost levers as variants; cost renders Table II
+#                 from the same run folders
+#   Table II:     all 68 tasks, n = 1, unbatched (clean per-token times),
+#                 RawRAG, exact ACToR and the two cheapest lever sets, in
+#                 OUT-cost2
 #   trigger:      all 68 tasks, n = 5
 #   ablations:    all 68 tasks, n = 1 (pass@1; the reference ACToR is
 #                 Table I's samples 0)
@@ -28,12 +31,14 @@ LABELS=${LABELS:?set LABELS to the labels folder the probe was trained from}
 ACTOR=${ACTOR:-bin/actor}
 THREADS=${THREADS:-2}
 
+# experiment NAME FLAGS...: one experiment; RUN_ARGS are the extra flags of
+# every actor run (batched samples unless set).
 experiment() {
 	name=$1
 	shift
 	echo "=== $name $* ($(date -u +%H:%M:%S))" >&2
 	"$ACTOR" experiment "$name" --benchmark repoexec --data "$DATA" --repos "$REPOS" --threads "$THREADS" \
-		--run-args "--batch-samples" --bench-args "--workers 2" "$@"
+		--run-args "${RUN_ARGS---batch-samples}" --bench-args "--workers 2" "$@"
 }
 
 levers() {
@@ -44,6 +49,8 @@ levers() {
 
 levers experiment table1 --model qwen2.5-coder-0.5b --out "$OUT"
 levers experiment cost --model qwen2.5-coder-0.5b --out "$OUT"
+(RUN_ARGS="" && levers experiment cost --model qwen2.5-coder-0.5b --out "$OUT-cost2" -n 1 \
+	--only rawrag,actor,actor-stable-reuse-tail,actor-fast)
 experiment trigger --model qwen2.5-coder-0.5b --out "$OUT"
 experiment ablations --model qwen2.5-coder-0.5b --out "$OUT" --labels "$LABELS" -n 1
 experiment sensitivity --model qwen2.5-coder-0.5b --out "$OUT" --labels "$LABELS" --limit 20 -n 1
