@@ -60,6 +60,12 @@ type Config struct {
 	WorkDir string
 	// Keep leaves workspaces on disk for inspection.
 	Keep bool
+	// Reuse lists results folders whose outcomes stand for samples of the
+	// same task with identical code (see twins.go); the results folder
+	// itself always does.
+	Reuse []string
+	// TestTwins tests every sample, even one whose code was tested before.
+	TestTwins bool
 	// Command is the command line, recorded in run.json and the summary.
 	Command string
 	// Log receives warnings, input errors and progress; nil discards.
@@ -73,8 +79,9 @@ type Outcome struct {
 	Meta   results.Meta
 	Groups []results.Group
 	// Evaluated samples in this invocation; Resumed ones were already in
-	// the results folder.
-	Evaluated, Resumed int
+	// the results folder; Twins took the outcome of a sample with the same
+	// code.
+	Evaluated, Resumed, Twins int
 }
 
 // job is one sample to evaluate.
@@ -229,7 +236,11 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	if out.Resumed > 0 {
 		fmt.Fprintf(cfg.Log, "resume: %d of %d samples already evaluated in %s\n", out.Resumed, len(jobs), cfg.Out)
 	}
-	if out.Evaluated, err = r.evaluateAll(ctx, todo); err != nil {
+	book, err := r.reuseBook(meta)
+	if err != nil {
+		return nil, err
+	}
+	if out.Evaluated, out.Twins, err = r.evaluateWithTwins(ctx, todo, book); err != nil {
 		return nil, err
 	}
 

@@ -148,10 +148,31 @@ func (p *Plan) evaluate(ctx context.Context, run Exec, log io.Writer, r Run) err
 		return nil
 	}
 	fmt.Fprintf(log, "experiment: %s: testing\n", r.Name)
-	if err := run(ctx, p.EvalArgs(r)); err != nil {
+	reuse, err := p.testedElsewhere(r)
+	if err != nil {
+		return err
+	}
+	if err := run(ctx, append(p.EvalArgs(r), reuse...)); err != nil {
 		return fmt.Errorf("%s: %w", r.Name, err)
 	}
 	return portableFile(filepath.Join(p.RunDir(r.Name), "eval", results.SummaryMD))
+}
+
+// testedElsewhere is the --reuse flags naming every other run folder of
+// OUT with test results, so that a sample whose code another
+// configuration already had is not tested again (see bench.Config.Reuse).
+func (p *Plan) testedElsewhere(r Run) ([]string, error) {
+	dirs, err := filepath.Glob(filepath.Join(p.Settings.Out, "runs", "*", "eval", results.MetaFile))
+	if err != nil {
+		return nil, err
+	}
+	var args []string
+	for _, d := range dirs {
+		if eval := filepath.Dir(d); eval != filepath.Join(p.RunDir(r.Name), "eval") {
+			args = append(args, "--reuse", eval)
+		}
+	}
+	return args, nil
 }
 
 // portableFile rewrites a text file of a run folder with its paths under

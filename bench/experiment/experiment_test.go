@@ -147,6 +147,18 @@ func TestTable1RunsInTurnsResumesAndReports(t *testing.T) {
 			t.Errorf("call %d: %q", i, c)
 		}
 	}
+	// Each test reuses the outcomes of the configurations tested before it.
+	for i, c := range calls[10:] {
+		own := filepath.Join(p.RunDir(p.Runs[i].Name), "eval")
+		if c[0] != "bench" || flag(c, "--out") != own || strings.Count(strings.Join(c, " "), "--reuse") != i {
+			t.Errorf("test %d: %q", i, c)
+		}
+		for j, a := range c {
+			if a == "--reuse" && (c[j+1] == own || !strings.HasPrefix(c[j+1], filepath.Join(s.Out, "runs"))) {
+				t.Errorf("test %d reuses %s", i, c[j+1])
+			}
+		}
+	}
 	summary, _ := os.ReadFile(filepath.Join(p.RunDir("actor"), "eval", results.SummaryMD))
 	if string(summary) != "data: "+filepath.Join("data", "tasks.jsonl")+"\n" {
 		t.Errorf("eval summary %q names a path of this machine", summary)

@@ -54,6 +54,10 @@ type Record struct {
 	predictions.Figures
 	// Output is the end of the test's output for samples that did not pass.
 	Output string `json:"output,omitempty"`
+	// Twin, when set, says that this sample was not tested itself: its code
+	// equals that of the sample named here (a sample of this folder, or of
+	// another results folder relative to this one), whose outcome it took.
+	Twin string `json:"twin,omitempty"`
 }
 
 // Key identifies a sample within a run (same as predictions.Prediction).

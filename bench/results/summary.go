@@ -139,6 +139,16 @@ func summaryMarkdown(m Meta, groups []Group, recs []Record) []byte {
 	fmt.Fprintf(&b, "- python: %s; timeout %gs; %d workers\n", m.Python, m.Timeout, m.Workers)
 	fmt.Fprintf(&b, "- sandbox: %s\n", m.Isolation)
 	fmt.Fprintf(&b, "- tasks: %d; started %s, finished %s\n", len(m.Tasks), m.Started, m.Finished)
+	twins := 0
+	for _, r := range recs {
+		if r.Twin != "" {
+			twins++
+		}
+	}
+	if twins > 0 {
+		fmt.Fprintf(&b, "- %d of %d samples took the outcome of a tested sample of the same task with the same code (`twin` in %s)\n",
+			twins, len(recs), SamplesFile)
+	}
 	for _, w := range m.Warnings {
 		fmt.Fprintf(&b, "- warning: %s\n", w)
 	}

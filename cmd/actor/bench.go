@@ -51,7 +51,13 @@ runs with python.
 Results go to OUT/samples.jsonl (one synced line per sample), OUT/summary.md,
 OUT/summary.csv and OUT/run.json. Run the same command again after an
 interruption: finished samples are kept and not repeated (samples recorded
-as harness errors, such as a missing repository, are tried again).`,
+as harness errors, such as a missing repository, are tried again).
+
+Identical code is tested once: a sample whose code equals, byte for byte, that
+of a sample of the same task already tested in OUT or in a --reuse folder
+(tested with the same benchmark, data, sandbox and time limit, and the same
+environments) takes its outcome, recorded with "twin" naming that sample.
+Only passed and failed outcomes are taken; --test-twins tests every sample.`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, args []string) error {
 		cfg := benchRunCfg
@@ -75,7 +81,8 @@ as harness errors, such as a missing repository, are tried again).`,
 			return err
 		}
 		w := cmd.OutOrStdout()
-		fmt.Fprintf(w, "%d samples tested now, %d from an earlier run; %d input errors\n", out.Evaluated, out.Resumed, len(out.Meta.InputErrors))
+		fmt.Fprintf(w, "%d samples tested now, %d took the outcome of a sample with the same code, %d from an earlier run; %d input errors\n",
+			out.Evaluated, out.Twins, out.Resumed, len(out.Meta.InputErrors))
 		for _, g := range out.Groups {
 			label := g.Method
 			if g.Model != "" {
@@ -114,6 +121,8 @@ func init() {
 	f.BoolVar(&c.Published, "published", false, "RepoExec: only the 355 tasks the benchmark publishes (of data_with_test_case's 430 rows)")
 	f.StringVar(&c.WorkDir, "workdir", "", "where per-sample workspaces are made (default: system temp folder)")
 	f.BoolVar(&c.Keep, "keep", false, "keep the workspaces for inspection")
+	f.StringSliceVar(&c.Reuse, "reuse", nil, "results folders whose outcomes stand for samples of the same task with identical code (repeatable)")
+	f.BoolVar(&c.TestTwins, "test-twins", false, "test every sample, even one whose code was already tested")
 	benchCmd.AddCommand(benchRunCmd)
 	rootCmd.AddCommand(benchCmd)
 }
