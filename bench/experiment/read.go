@@ -111,6 +111,10 @@ type Traces struct {
 	// the same information).
 	first    map[sampleKey]string
 	reorders map[sampleKey]int
+	// contexts are each sample's prompts' blocks; retrieves is set when
+	// any sample had blocks.
+	contexts  map[sampleKey]contexts
+	retrieves bool
 }
 
 // FlagRate is the share of judged tokens that triggered a retrieval.
@@ -128,7 +132,8 @@ func (t *Traces) PerToken(ms float64) float64 { return ms / float64(max(1, t.Gen
 func (p *Plan) readTraces(name string) (*Traces, error) {
 	last := map[sampleKey]generate.Trace{}
 	var order []sampleKey
-	out := &Traces{first: map[sampleKey]string{}, reorders: map[sampleKey]int{}, Critical: map[string]int{}, Changed: map[string]int{}}
+	out := &Traces{first: map[sampleKey]string{}, reorders: map[sampleKey]int{}, contexts: map[sampleKey]contexts{},
+		Critical: map[string]int{}, Changed: map[string]int{}}
 	err := jsonl.Scan(filepath.Join(p.RunDir(name), "traces.jsonl"), func(_ int, raw []byte) error {
 		var t generate.Trace
 		if json.Unmarshal(raw, &t) != nil {
@@ -151,6 +156,8 @@ func (p *Plan) readTraces(name string) (*Traces, error) {
 	for _, k := range order {
 		out.add(last[k])
 		out.first[k], out.reorders[k] = firstBlocks(last[k]), reorders(last[k])
+		c := sampleContexts(last[k])
+		out.contexts[k], out.retrieves = c, out.retrieves || len(c.final) > 0
 		tokenKinds(last[k], out.Critical, out.Changed)
 	}
 	return out, nil

@@ -86,6 +86,11 @@ func (p *Plan) body(b *bytes.Buffer, rows []row) ([]string, error) {
 			b.WriteString("\n## Where ACToR departs from RawRAG\n\n" + departureTable(ds))
 		}
 		b.WriteString("\n## Where the probe fires\n\n" + kindTable(rows))
+		gold, err := p.goldSection(rows)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString("\n## What retrieval showed the model\n\n" + gold)
 		return []string{"table1.png"}, p.passFigure(rows, filepath.Join(dir, "table1.png"))
 	case "ablations":
 		for _, g := range []struct{ group, title string }{{"rules", "Table III: labelling rules"}, {"modules", "Table IV: modules"}} {
