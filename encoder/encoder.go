@@ -94,14 +94,14 @@ type Encoder struct {
 
 // lastQuery remembers the most recent single-text encoding. ACToR
 // re-queries with a text that grows by one token per trigger; once it is
-// longer than MaxTokens the cut input stops changing, and so would the
-// embedding: it is then returned without a forward pass.
+// longer than MaxTokens an input cut at its end stops changing, and so
+// would the embedding: it is then returned without a forward pass.
 type lastQuery struct {
 	ids []int32
 	out retrieve.TokenBatch
 }
 
-var _ retrieve.Encoder = (*Encoder)(nil)
+var _ retrieve.CutEncoder = (*Encoder)(nil)
 
 // Open validates the GGUF encoder file at path (metadata, every tensor,
 // the embedded tokenizer) and loads its weights.
@@ -210,24 +210,34 @@ func (e *Encoder) Close() {
 }
 
 // Tokens returns the input ids of text: the layout's special tokens around
-// the text's tokens, cut so the whole fits MaxTokens.
-func (e *Encoder) Tokens(text string) []int32 {
+// the text's tokens, cut at the end so the whole fits MaxTokens.
+func (e *Encoder) Tokens(text string) []int32 { return e.tokens(text, tokenizer.CutEnd) }
+
+// tokens is Tokens with the text's tokens cut as cut says.
+func (e *Encoder) tokens(text string, cut tokenizer.Cut) []int32 {
 	if e.model {
-		return e.tok.EncodeForModel(text, e.opts.MaxTokens)
+		return e.tok.EncodeForModelCut(text, e.opts.MaxTokens, cut)
 	}
-	ids := e.tok.EncodeSpecial(text, false)
-	keep := e.opts.MaxTokens - len(e.prefix) - len(e.suffix)
-	ids = ids[:min(len(ids), keep)]
-	out := make([]int32, 0, len(e.prefix)+len(ids)+len(e.suffix))
-	return append(append(append(out, e.prefix...), ids...), e.suffix...)
+	return e.tok.EncodeFramed(text, e.opts.MaxTokens, cut, e.prefix, e.suffix)
 }
 
 // Encode tokenises the texts and returns their last hidden layer,
 // right-padded to the longest. It implements retrieve.Encoder.
 func (e *Encoder) Encode(texts []string) (retrieve.TokenBatch, error) {
+	return e.EncodeCut(texts, false)
+}
+
+// EncodeCut is Encode; with keepEnds a text over MaxTokens loses tokens
+// from its middle instead of its end (tokenizer.CutEnds). It implements
+// retrieve.CutEncoder.
+func (e *Encoder) EncodeCut(texts []string, keepEnds bool) (retrieve.TokenBatch, error) {
+	cut := tokenizer.CutEnd
+	if keepEnds {
+		cut = tokenizer.CutEnds
+	}
 	seqs := make([][]int32, len(texts))
 	for i, t := range texts {
-		seqs[i] = e.Tokens(t)
+		seqs[i] = e.tokens(t, cut)
 	}
 	if len(seqs) != 1 {
 		return e.EncodeIDs(seqs)

@@ -10,6 +10,7 @@ import (
 
 	"actor/convert"
 	"actor/internal/testsupport"
+	"actor/tokenizer"
 )
 
 // reference is a fixture written by scripts/fixtures/encoders/make_hf_fixtures.py:
@@ -200,5 +201,38 @@ func TestRepeatedQuery(t *testing.T) {
 	}
 	if !slices.Equal(other.Data, fresh.Data) {
 		t.Fatal("a new text did not get its own embedding")
+	}
+}
+
+// TestKeepEnds: with keepEnds a text over MaxTokens keeps its first and
+// its last tokens, so a query that grows at its end still changes its
+// embedding; cut at its end, it does not.
+func TestKeepEnds(t *testing.T) {
+	e := open(t, convertFixture(t, "tiny_bert", convert.F32), Options{Threads: 1, MaxTokens: 8})
+	long := strings.Repeat("hello world ", 20)
+	ids := e.tok.EncodeSpecial(long+"alpha", false)
+	want := append(append(append([]int32{e.tok.EncodeForModel("", 0)[0]}, ids[:3]...), ids[len(ids)-3:]...), e.tok.EncodeForModel("", 0)[1])
+	if got := e.tokens(long+"alpha", tokenizer.CutEnds); !slices.Equal(got, want) {
+		t.Fatalf("tokens %v, want %v (3 from the start, 3 from the end)", got, want)
+	}
+	a, err := e.EncodeCut([]string{long + "alpha"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := e.EncodeCut([]string{long + "beta"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := e.EncodeIDs([][]int32{want})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Equal(a.Data, b.Data) || !slices.Equal(a.Data, fresh.Data) {
+		t.Error("keepEnds: the end of a long text does not reach the embedding")
+	}
+	c, _ := e.Encode([]string{long + "alpha"})
+	d, _ := e.Encode([]string{long + "beta"})
+	if !slices.Equal(c.Data, d.Data) {
+		t.Error("cut at the end, the two texts should read the same tokens")
 	}
 }

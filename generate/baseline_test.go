@@ -40,8 +40,19 @@ func TestReadCorpusUnits(t *testing.T) {
 	if len(c.Blocks) != 3 || len(c.Windows) != 3 || c.Dense() {
 		t.Fatalf("blocks %+v windows %+v", c.Blocks, c.Windows)
 	}
-	if _, err := c.DenseRetriever(retrieve.MeanPooling); err == nil {
+	if _, err := c.DenseRetriever(retrieve.MeanPooling, false); err == nil {
 		t.Error("dense retrieval without an encoder")
+	}
+}
+
+// An encoder that cannot keep a long query's ends is refused up front
+// when ACToR is asked to keep them.
+func TestQueryKeepsEndsNeedsACutEncoder(t *testing.T) {
+	m, tok := loadTiny(t)
+	_, err := New(Options{Method: MethodACToR, Decoder: newDecoder(t, m, tok), Config: tinyConfig(), Corpus: denseCorpus(t),
+		Probe: testsupport.ConstProbe(m.Config.Embed, -10), QueryKeepsEnds: true})
+	if err == nil || !strings.Contains(err.Error(), "encoder hash-bow cannot keep a long query's ends") {
+		t.Errorf("got %v", err)
 	}
 }
 

@@ -93,23 +93,28 @@ func (c *Corpus) dense() (*retrieve.Matrix, error) {
 func (c *Corpus) BM25() Retriever { return retrieve.New(c.Blocks, c.sparse()) }
 
 // DenseRetriever returns dense retrieval over the blocks, the query pooled
-// with p (ACToR: position-aware weights; RawRAG: mean).
-func (c *Corpus) DenseRetriever(p retrieve.Pooling) (Retriever, error) {
+// with p (ACToR: position-aware weights; RawRAG: mean) and, with keepEnds,
+// a query over the encoder's input limit cut in its middle instead of at
+// its end (retrieve.CutEncoder).
+func (c *Corpus) DenseRetriever(p retrieve.Pooling, keepEnds bool) (Retriever, error) {
 	m, err := c.dense()
 	if err != nil {
 		return nil, err
 	}
-	return retrieve.New(c.Blocks, retrieve.Dense{Query: retrieve.Embedder{Encoder: c.Encoder, Pooling: p}, Matrix: m}), nil
+	if _, ok := c.Encoder.(retrieve.CutEncoder); keepEnds && !ok {
+		return nil, fmt.Errorf("generate: the encoder %s cannot keep a long query's ends", c.Encoder.ID())
+	}
+	return retrieve.New(c.Blocks, retrieve.Dense{Query: retrieve.Embedder{Encoder: c.Encoder, Pooling: p, KeepEnds: keepEnds}, Matrix: m}), nil
 }
 
 // QueryRetriever is the retriever of the dense methods: dense with pooling
 // p when possible, else BM25. fallback is "" for dense, else a warning
 // naming the fallback.
-func (c *Corpus) QueryRetriever(p retrieve.Pooling) (r Retriever, fallback string, err error) {
+func (c *Corpus) QueryRetriever(p retrieve.Pooling, keepEnds bool) (r Retriever, fallback string, err error) {
 	if !c.Dense() {
 		return c.BM25(), "no dense encoder available: retrieval falls back to BM25 (the paper uses a dense retriever)", nil
 	}
-	r, err = c.DenseRetriever(p)
+	r, err = c.DenseRetriever(p, keepEnds)
 	return r, "", err
 }
 

@@ -27,6 +27,11 @@ type Options struct {
 	MeanPooling bool
 	// Sigma is σ of the position-aware weights (0: retrieve.DefaultSigma).
 	Sigma float64
+	// QueryKeepsEnds cuts a query over the encoder's input limit in its
+	// middle, keeping the target's signature and the code generated last;
+	// cut at its end (the encoder's default, and the paper's), a long
+	// query loses the generated code and retrieving again changes nothing.
+	QueryKeepsEnds bool
 	// Threshold replaces the probe's threshold when above 0.
 	Threshold float64
 	// EntropyTrigger, when above 0, makes ACToR retrieve again at judged
@@ -67,7 +72,7 @@ func New(o Options) (Generator, error) {
 	case MethodRawPrompt:
 		return NewRawPrompt(o.Decoder, o.Config), nil
 	case MethodRawRAG:
-		r, fallback, err := o.Corpus.QueryRetriever(retrieve.MeanPooling)
+		r, fallback, err := o.Corpus.QueryRetriever(retrieve.MeanPooling, false)
 		if err != nil {
 			return nil, err
 		}
@@ -129,7 +134,10 @@ func newACToRFromOptions(o Options) (Generator, error) {
 		name += "-meanpool"
 		opt.Notes = append(opt.Notes, "weighted pooling off (ablation): queries are mean-pooled")
 	}
-	r, fallback, err := o.Corpus.QueryRetriever(pool)
+	if o.QueryKeepsEnds {
+		opt.Notes = append(opt.Notes, "a query over the encoder's input limit keeps its start and its end (the middle is cut)")
+	}
+	r, fallback, err := o.Corpus.QueryRetriever(pool, o.QueryKeepsEnds)
 	if err != nil {
 		return nil, err
 	}

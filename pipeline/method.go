@@ -25,6 +25,9 @@ type Method struct {
 	NoInference, MeanPool bool
 	// Sigma is the σ of ACToR's position-aware query pooling.
 	Sigma float64
+	// QueryEnds: ACToR's query over the encoder's limit keeps both ends
+	// (generate.Options.QueryKeepsEnds).
+	QueryEnds bool
 	// Threshold overrides the probe's unanimity threshold (0: the probe's).
 	Threshold float64
 	// Encoder names the dense encoder ("": DefaultEncoder; "none": BM25).

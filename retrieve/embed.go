@@ -12,19 +12,37 @@ import (
 type Embedder struct {
 	Encoder Encoder
 	Pooling Pooling
+	// KeepEnds cuts a text over the encoder's input limit in its middle
+	// (CutEncoder); the encoder must be a CutEncoder.
+	KeepEnds bool
 }
 
 var _ index.Embedder = Embedder{}
 
 // ID names the encoder and the pooling.
-func (e Embedder) ID() string { return e.Encoder.ID() + "|" + e.Pooling.String() }
+func (e Embedder) ID() string {
+	if e.KeepEnds {
+		return e.Encoder.ID() + "|" + e.Pooling.String() + "|ends"
+	}
+	return e.Encoder.ID() + "|" + e.Pooling.String()
+}
 
 // Dim returns the encoder's hidden size.
 func (e Embedder) Dim() int { return e.Encoder.Dim() }
 
 // Embed encodes and pools the texts.
 func (e Embedder) Embed(texts []string) ([][]float32, error) {
-	b, err := e.Encoder.Encode(texts)
+	var b TokenBatch
+	var err error
+	if e.KeepEnds {
+		ce, ok := e.Encoder.(CutEncoder)
+		if !ok {
+			return nil, fmt.Errorf("%s cannot keep the ends of a long text", e.Encoder.ID())
+		}
+		b, err = ce.EncodeCut(texts, true)
+	} else {
+		b, err = e.Encoder.Encode(texts)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -32,6 +32,16 @@ type Encoder interface {
 	Encode(texts []string) (TokenBatch, error)
 }
 
+// CutEncoder is an Encoder that can keep both ends of a text longer than
+// its input limit, cutting the middle (EncodeCut with keepEnds) instead of
+// the end. ACToR's query is the target's prompt followed by the code
+// generated so far: cut at its end, a long one loses the generated code,
+// and retrieving again changes nothing.
+type CutEncoder interface {
+	Encoder
+	EncodeCut(texts []string, keepEnds bool) (TokenBatch, error)
+}
+
 // Validate checks that the batch's shape is consistent with n texts.
 func (b TokenBatch) Validate(n int) error {
 	if len(b.Lengths) != n {

@@ -2,6 +2,8 @@ package retrieve
 
 import (
 	"hash/fnv"
+	"slices"
+	"strings"
 	"testing"
 
 	"actor/index"
@@ -122,6 +124,38 @@ func TestDenseScorer(t *testing.T) {
 	}
 	if len(re) != 2 || re[0].Index != 1 || re[0].Score < 0.99 {
 		t.Errorf("Rerank = %+v", re)
+	}
+}
+
+// endsEncoder is bagEncoder that can keep a long text's ends: it reads
+// the first and the last word only.
+type endsEncoder struct{ bagEncoder }
+
+func (e endsEncoder) EncodeCut(texts []string, keepEnds bool) (TokenBatch, error) {
+	if !keepEnds {
+		return e.Encode(texts)
+	}
+	cut := make([]string, len(texts))
+	for i, s := range texts {
+		w := Words(s)
+		cut[i] = w[0] + " " + w[len(w)-1]
+	}
+	return e.Encode(cut)
+}
+
+func TestKeepEnds(t *testing.T) {
+	if _, err := (Embedder{Encoder: bagEncoder{64}, Pooling: MeanPooling, KeepEnds: true}).Embed([]string{"a b"}); err == nil ||
+		!strings.Contains(err.Error(), "bag cannot keep the ends") {
+		t.Errorf("an encoder without EncodeCut: %v", err)
+	}
+	e := Embedder{Encoder: endsEncoder{bagEncoder{64}}, Pooling: MeanPooling, KeepEnds: true}
+	got, err := e.Embed([]string{"alpha beta gamma"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := Embedder{Encoder: bagEncoder{64}, Pooling: MeanPooling}.Embed([]string{"alpha gamma"})
+	if !slices.Equal(got[0], want[0]) || e.ID() != "bag|mean|ends" {
+		t.Errorf("KeepEnds did not reach the encoder (id %s)", e.ID())
 	}
 }
 

@@ -63,8 +63,22 @@ func TestHFWordPieceByHand(t *testing.T) {
 	if got, want := tok.EncodeForModel("un a a a a", 4), []int32{1, 4, 7, 2}; !slices.Equal(got, want) {
 		t.Errorf("EncodeForModel: got %v, want %v", got, want)
 	}
-	if got, want := tok.EncodeFramed("un a a a a", 5, []int32{1, 10}, []int32{2}), []int32{1, 10, 4, 7, 2}; !slices.Equal(got, want) {
+	if got, want := tok.EncodeFramed("un a a a a", 5, CutEnd, []int32{1, 10}, []int32{2}), []int32{1, 10, 4, 7, 2}; !slices.Equal(got, want) {
 		t.Errorf("EncodeFramed: got %v, want %v", got, want)
+	}
+	// "unaffable. a" is un ##aff ##able . a (4 5 6 8 7): CutEnds keeps the
+	// first half of the room (rounded up) from the start, the rest from the
+	// end.
+	for _, c := range []struct {
+		maxLen int
+		want   []int32
+	}{{5, []int32{1, 4, 5, 7, 2}}, {6, []int32{1, 4, 5, 8, 7, 2}}, {7, []int32{1, 4, 5, 6, 8, 7, 2}}, {0, []int32{1, 4, 5, 6, 8, 7, 2}}, {3, []int32{1, 4, 2}}} {
+		if got := tok.EncodeForModelCut("unaffable. a", c.maxLen, CutEnds); !slices.Equal(got, c.want) {
+			t.Errorf("EncodeForModelCut(CutEnds, %d): got %v, want %v", c.maxLen, got, c.want)
+		}
+	}
+	if got, want := tok.EncodeFramed("unaffable. a", 6, CutEnds, []int32{1, 10}, []int32{2}), []int32{1, 10, 4, 5, 7, 2}; !slices.Equal(got, want) {
+		t.Errorf("EncodeFramed(CutEnds): got %v, want %v", got, want)
 	}
 	if got := tok.Decode([]int32{1, 4, 5, 6, 8, 7, 2}); got != "unaffable. a" {
 		t.Errorf("Decode: %q", got)

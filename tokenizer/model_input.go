@@ -27,6 +27,20 @@ func (t *Tokenizer) NumSpecial() int {
 	return n
 }
 
+// Cut chooses the tokens a text longer than an input limit loses.
+type Cut int
+
+const (
+	// CutEnd drops the text's last tokens (Hugging Face's truncation).
+	CutEnd Cut = iota
+	// CutEnds drops tokens from the middle, so that both ends stay: the
+	// first half of the room (rounded up) holds the text's first tokens,
+	// the rest its last ones. For a retrieval query that grows at its
+	// end (ACToR's: the target's prompt, then the code generated so far),
+	// CutEnd would drop exactly the part that grows.
+	CutEnds
+)
+
 // EncodeForModel returns the ids an encoder reads for text, as Hugging
 // Face's tokenizer(text, truncation=True, max_length=maxLen) gives them:
 // special-token texts in the input are matched as those tokens, the text's
@@ -34,27 +48,38 @@ func (t *Tokenizer) NumSpecial() int {
 // whole is at most maxLen long (maxLen <= 0: no limit), then the template
 // is applied.
 func (t *Tokenizer) EncodeForModel(text string, maxLen int) []int32 {
-	return t.wrap(t.encodeCut(text, maxLen, t.NumSpecial()))
+	return t.EncodeForModelCut(text, maxLen, CutEnd)
 }
 
-// EncodeFramed is EncodeForModel with the caller's special tokens around
-// the text in place of the template's, for models with their own layout
-// (UniXcoder's encoder mode: <s> <encoder-only> </s> … </s>); the text's
-// tokens are cut so that the whole is at most maxLen long.
-func (t *Tokenizer) EncodeFramed(text string, maxLen int, before, after []int32) []int32 {
-	ids := t.encodeCut(text, maxLen, len(before)+len(after))
+// EncodeForModelCut is EncodeForModel with the text's tokens cut as cut
+// says.
+func (t *Tokenizer) EncodeForModelCut(text string, maxLen int, cut Cut) []int32 {
+	return t.wrap(t.encodeCut(text, maxLen, t.NumSpecial(), cut))
+}
+
+// EncodeFramed is EncodeForModelCut with the caller's special tokens
+// around the text in place of the template's, for models with their own
+// layout (UniXcoder's encoder mode: <s> <encoder-only> </s> … </s>); the
+// text's tokens are cut so that the whole is at most maxLen long.
+func (t *Tokenizer) EncodeFramed(text string, maxLen int, cut Cut, before, after []int32) []int32 {
+	ids := t.encodeCut(text, maxLen, len(before)+len(after), cut)
 	out := make([]int32, 0, len(before)+len(ids)+len(after))
 	return append(append(append(out, before...), ids...), after...)
 }
 
 // encodeCut returns the ids of text (special-token texts matched) cut to
 // leave room for n special tokens within maxLen (maxLen <= 0: no limit).
-func (t *Tokenizer) encodeCut(text string, maxLen, n int) []int32 {
+func (t *Tokenizer) encodeCut(text string, maxLen, n int, cut Cut) []int32 {
 	ids := t.EncodeSpecial(text, false)
-	if keep := max(maxLen-n, 0); maxLen > 0 && len(ids) > keep {
-		ids = ids[:keep]
+	keep := max(maxLen-n, 0)
+	if maxLen <= 0 || len(ids) <= keep {
+		return ids
 	}
-	return ids
+	if cut == CutEnds {
+		head := (keep + 1) / 2
+		return append(ids[:head:head], ids[len(ids)-(keep-head):]...)
+	}
+	return ids[:keep]
 }
 
 // Batch is a right-padded batch of encoder inputs.

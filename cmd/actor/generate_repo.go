@@ -32,6 +32,7 @@ func (f *methodFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.NoInference, "no-inference", false, "ACToR ablation: critical-token inference off (weighted retrieval only)")
 	fs.BoolVar(&f.MeanPool, "mean-pool", false, "ACToR ablation: mean-pooled queries instead of the position-aware weights")
 	fs.Float64Var(&f.Sigma, "sigma", d.Sigma, "σ of ACToR's position-aware query pooling")
+	fs.BoolVar(&f.QueryEnds, "query-ends", false, "ACToR: a retrieval query longer than the encoder's input (256 tokens for all-MiniLM-L6-v2) keeps its start and its end, cut in the middle; cut at the end, as by default, it loses the code generated so far and retrieving again changes nothing")
 	fs.Float64Var(&f.Threshold, "threshold", 0, "unanimity threshold on p(critical) (0: the probe's own, calibrated when it was trained; the paper: 0.7)")
 	fs.StringVar(&f.Encoder, "encoder", "", "dense encoder model (default: "+pipeline.DefaultEncoder+"; with \"none\", BM25 with a warning)")
 	fs.IntVar(&f.Retries, "retries", d.Retries, "regenerations of an empty or bare-pass result")

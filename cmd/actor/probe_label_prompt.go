@@ -41,7 +41,7 @@ func (p *labelPrompts) retriever(repo string) (generate.Retriever, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, fallback, err := c.QueryRetriever(p.pool)
+	r, fallback, err := c.QueryRetriever(p.pool, false)
 	if err != nil {
 		return nil, err
 	}
