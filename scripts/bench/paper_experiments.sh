@@ -12,8 +12,9 @@
 # What is cut to fit a 2-core machine (each experiment's README says it
 # too):
 #   table1, cost: all 68 tasks, n = 5 (batched), the five methods and ACToR
-#                 with the cost levers as variants; cost renders Table II
-#                 from the same run folders
+#                 with the cost levers as variants (fast-ends: the cheapest
+#                 levers with queries that keep both ends, --query-ends);
+#                 cost renders Table II from the same run folders
 #   Table II:     all 68 tasks, n = 1, unbatched (clean per-token times),
 #                 RawRAG, exact ACToR and the two cheapest lever sets, in
 #                 OUT-cost2
@@ -44,7 +45,8 @@ experiment() {
 levers() {
 	"$@" --variant "stable-reuse=--layout stable --kv-reuse" \
 		--variant "stable-reuse-tail=--layout stable --kv-reuse --kv-reuse-tail" \
-		--variant "fast=--layout stable --kv-reuse --kv-reuse-tail --skip-comments"
+		--variant "fast=--layout stable --kv-reuse --kv-reuse-tail --skip-comments" \
+		--variant "fast-ends=--layout stable --kv-reuse --kv-reuse-tail --skip-comments --query-ends"
 }
 
 levers experiment table1 --model qwen2.5-coder-0.5b --out "$OUT"
