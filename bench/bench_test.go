@@ -231,9 +231,11 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	var lines []any
 	const total = 6
 	for i := 0; i < total; i++ {
-		body := "    import time\n    time.sleep(0.5)\n    return a + b\n"
+		// Each sample's code is its own (a twin would take an outcome
+		// instead of being tested).
+		body := fmt.Sprintf("    import time\n    time.sleep(0.5)\n    return a + b  # %d\n", i)
 		if i%2 == 1 {
-			body = "    return a * b\n"
+			body = fmt.Sprintf("    return a * b  # %d\n", i)
 		}
 		lines = append(lines, predictions.Prediction{TaskID: "1", Sample: i, Code: body, Method: "m"})
 	}
