@@ -62,7 +62,7 @@ func (p *Plan) departures(rows []row) ([]departure, error) {
 	if i < 0 {
 		return nil, nil
 	}
-	baseFirst := rows[i].t.first
+	baseCtx := rows[i].t.contexts
 	base, err := p.records(baseline)
 	if err != nil {
 		return nil, err
@@ -89,9 +89,9 @@ func (p *Plan) departures(rows []row) ([]departure, error) {
 			case a.ContextChanges > 0:
 				d.changed.add(a, b)
 				d.changes += a.ContextChanges
-				d.reorders += row.t.reorders[k]
+				d.reorders += row.t.contexts[k].reorders()
 				d.triggers += a.Triggers
-			case row.t.first[k] == baseFirst[k]:
+			case row.t.contexts[k].firstKey() == baseCtx[k].firstKey():
 				d.sameStart.add(a, b)
 				d.sameCode += b2i(a.CodeSHA == b.CodeSHA)
 			default:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strings"
 
 	"actor/bench/dataset"
 	"actor/generate"
@@ -43,6 +44,36 @@ func sampleContexts(tr generate.Trace) contexts {
 		}
 	}
 	return c
+}
+
+// firstKey names the blocks of the first prompt, in their order.
+func (c contexts) firstKey() string {
+	var b strings.Builder
+	for _, bl := range c.first {
+		fmt.Fprintf(&b, "%s:%d-%d;", bl.Path, bl.Start, bl.End)
+	}
+	return b.String()
+}
+
+// reorders counts the context changes whose new blocks are the old ones
+// in another order (the authors' rule counts them: the token is re-drawn
+// with the same information).
+func (c contexts) reorders() int {
+	set := func(bs []generate.Block) []string {
+		var out []string
+		for _, b := range bs {
+			out = append(out, fmt.Sprintf("%s:%d-%d", b.Path, b.Start, b.End))
+		}
+		slices.Sort(out)
+		return out
+	}
+	n := 0
+	for _, ch := range c.changes {
+		if slices.Equal(set(ch[0]), set(ch[1])) {
+			n++
+		}
+	}
+	return n
 }
 
 // goldTasks returns the gold names of every task of the experiment that

@@ -105,14 +105,8 @@ type Traces struct {
 	// Critical counts the critical tokens by kind (tokenKind), Changed
 	// those of them that changed the context.
 	Critical, Changed map[string]int
-	// first is each sample's first retrieved blocks (firstBlocks);
-	// reorders its context changes that kept the same blocks in another
-	// order (the authors' rule counts them: the token is re-drawn with
-	// the same information).
-	first    map[sampleKey]string
-	reorders map[sampleKey]int
-	// contexts are each sample's prompts' blocks; retrieves is set when
-	// any sample had blocks.
+	// contexts are each sample's prompts' blocks (its first blocks, its
+	// context changes); retrieves is set when any sample had blocks.
 	contexts  map[sampleKey]contexts
 	retrieves bool
 }
@@ -132,8 +126,7 @@ func (t *Traces) PerToken(ms float64) float64 { return ms / float64(max(1, t.Gen
 func (p *Plan) readTraces(name string) (*Traces, error) {
 	last := map[sampleKey]generate.Trace{}
 	var order []sampleKey
-	out := &Traces{first: map[sampleKey]string{}, reorders: map[sampleKey]int{}, contexts: map[sampleKey]contexts{},
-		Critical: map[string]int{}, Changed: map[string]int{}}
+	out := &Traces{contexts: map[sampleKey]contexts{}, Critical: map[string]int{}, Changed: map[string]int{}}
 	err := jsonl.Scan(filepath.Join(p.RunDir(name), "traces.jsonl"), func(_ int, raw []byte) error {
 		var t generate.Trace
 		if json.Unmarshal(raw, &t) != nil {
@@ -155,7 +148,6 @@ func (p *Plan) readTraces(name string) (*Traces, error) {
 	}
 	for _, k := range order {
 		out.add(last[k])
-		out.first[k], out.reorders[k] = firstBlocks(last[k]), reorders(last[k])
 		c := sampleContexts(last[k])
 		out.contexts[k], out.retrieves = c, out.retrieves || len(c.final) > 0
 		tokenKinds(last[k], out.Critical, out.Changed)
@@ -186,41 +178,6 @@ func (t *Traces) add(tr generate.Trace) {
 		t.RetrieveMs += tr.RetrieveMs
 		t.ReprefillMs += tr.ReprefillMs
 	}
-}
-
-// firstBlocks names the blocks of a sample's first prompt (its first
-// attempt's), in their order.
-func firstBlocks(tr generate.Trace) string {
-	if len(tr.Attempts) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	for _, bl := range tr.Attempts[0].Blocks {
-		fmt.Fprintf(&b, "%s:%d-%d;", bl.Path, bl.Start, bl.End)
-	}
-	return b.String()
-}
-
-// reorders counts a sample's context changes whose new blocks are the old
-// ones in another order.
-func reorders(tr generate.Trace) int {
-	n := 0
-	set := func(bs []generate.Block) []string {
-		var out []string
-		for _, b := range bs {
-			out = append(out, fmt.Sprintf("%s:%d-%d", b.Path, b.Start, b.End))
-		}
-		slices.Sort(out)
-		return out
-	}
-	for _, a := range tr.Attempts {
-		for _, e := range a.Events {
-			if e.Changed && slices.Equal(set(e.Before), set(e.After)) {
-				n++
-			}
-		}
-	}
-	return n
 }
 
 // EqualRateThreshold is the entropy threshold at which an entropy trigger
