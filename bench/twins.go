@@ -111,9 +111,7 @@ func (r *runner) evaluateWithTwins(ctx context.Context, todo []job, book twinBoo
 		switch {
 		case r.cfg.TestTwins:
 			first = append(first, j)
-		case book[k].Status != "":
-			waiting = append(waiting, j)
-		case queued[k]:
+		case book[k].Status != "" || queued[k]:
 			waiting = append(waiting, j)
 		default:
 			queued[k] = true

@@ -102,11 +102,7 @@ func (p *Plan) goldTasks() (map[string]recall.Gold, string) {
 			}
 			repos[root] = repo
 		}
-		tg, err := t.GenerationTarget(root)
-		if err != nil {
-			return nil, err.Error()
-		}
-		g, err := repo.Gold(tg)
+		_, g, err := repo.TaskGold(t, root)
 		if err != nil {
 			return nil, err.Error()
 		}

@@ -273,16 +273,23 @@ type TaskScore struct {
 	Score
 }
 
+// TaskGold locates task t in the repository at root, whose definitions r
+// holds, and returns its generation target and gold names.
+func (r *Repo) TaskGold(t *dataset.Task, root string) (retrieve.Target, Gold, error) {
+	tg, err := t.GenerationTarget(root)
+	if err != nil {
+		return tg, nil, err
+	}
+	g, err := r.Gold(tg)
+	return tg, g, err
+}
+
 // ScoreTask locates the task in the project, retrieves the top k blocks
 // for its signature and docstring (ACToRQuery with nothing generated: the
 // initial query of RawRAG and ACToR) with the exclusion rule, and scores
 // them.
 func ScoreTask(p Project, t *dataset.Task, k int) (TaskScore, error) {
-	tg, err := t.GenerationTarget(p.Root)
-	if err != nil {
-		return TaskScore{}, err
-	}
-	gold, err := p.Repo.Gold(tg)
+	tg, gold, err := p.Repo.TaskGold(t, p.Root)
 	if err != nil {
 		return TaskScore{}, err
 	}

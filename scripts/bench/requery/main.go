@@ -125,11 +125,7 @@ func run(tracesFile, data, repos string, limit int, w io.Writer) error {
 			}
 			corpora[root] = c
 		}
-		tg, err := dt.GenerationTarget(root)
-		if err != nil {
-			return nil, err
-		}
-		g, err := repoDefs[root].Gold(tg)
+		tg, g, err := repoDefs[root].TaskGold(dt, root)
 		if err != nil {
 			return nil, err
 		}
