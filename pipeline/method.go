@@ -45,8 +45,14 @@ type Method struct {
 	NoHeal, AllowBlank bool
 	// KVCaches are the KV caches kept for returns to earlier prompts.
 	KVCaches int
+	// Exact runs ACToR as the paper does: the best block first, every
+	// prompt prefilled exactly, every token judged. Without it ACToR takes
+	// the measured levers (see Resolved); with it the lever switches below
+	// add one lever at a time, as the experiments measure them.
+	Exact bool
 	// Layout and Change are ACToR's prompt layout and context-change rule
-	// (generate.Layouts, generate.ChangeRules).
+	// (generate.Layouts, generate.ChangeRules; Layout "": the method's,
+	// see Resolved).
 	Layout, Change string
 	// SkipComments judges no token inside a # comment.
 	SkipComments bool
@@ -64,12 +70,37 @@ type Method struct {
 	Entropy float64
 }
 
-// DefaultMethod is ACToR as the paper runs it, one sample.
+// DefaultMethod is ACToR with its measured levers (see Resolved), one
+// sample.
 func DefaultMethod() Method {
 	return Method{Method: generate.MethodACToR, Samples: 1, Sigma: retrieve.DefaultSigma,
 		Retries: generate.DefaultConfig.Retries, Budget: retrieve.DefaultBudget.MaxTokens,
 		MaxBlocks: retrieve.DefaultBudget.MaxBlocks, KVCaches: generate.DefaultSessions,
-		Layout: string(generate.LayoutRanked), Change: string(generate.ChangeOrder)}
+		Change: string(generate.ChangeOrder)}
+}
+
+// Resolved is the method as it runs, valid if m is. Exact, it is what
+// the switches say, the paper's ranked layout unless another is chosen.
+// Otherwise ACToR takes the levers that cost no measurable pass@k on the
+// dev tasks while bringing its time per token to RawRAG's (BENCHMARKS.md,
+// "ACToR's cost levers"): the stable layout, block and tail KV reuse, and
+// no judging inside # comments. Other methods have no levers (a server
+// started with one has no probe and serves no ACToR).
+func (m Method) Resolved() Method {
+	if m.Method != generate.MethodACToR || m.Exact {
+		if m.Layout == "" {
+			m.Layout = string(generate.LayoutRanked)
+		}
+		return m
+	}
+	if m.Layout == "" {
+		m.Layout = string(generate.LayoutStable)
+	}
+	m.KVReuse, m.KVReuseTail = true, true
+	if !m.NoInference {
+		m.SkipComments = true
+	}
+	return m
 }
 
 // Validate says what is wrong with a combination of switches, naming the
@@ -80,7 +111,7 @@ func (m *Method) Validate() error {
 		return fmt.Errorf("--method %q: want one of %s", m.Method, strings.Join(generate.Methods, ", "))
 	case m.Samples < 1:
 		return fmt.Errorf("-n %d: want at least one sample", m.Samples)
-	case !slices.Contains(generate.Layouts, generate.Layout(m.Layout)):
+	case m.Layout != "" && !slices.Contains(generate.Layouts, generate.Layout(m.Layout)):
 		return fmt.Errorf("--layout %q: want ranked or stable", m.Layout)
 	case !slices.Contains(generate.ChangeRules, generate.ChangeRule(m.Change)):
 		return fmt.Errorf("--context-change %q: want order or set", m.Change)
@@ -88,8 +119,8 @@ func (m *Method) Validate() error {
 		return fmt.Errorf("--kv-reuse is ACToR's (--method actor), not %s's", m.Method)
 	case m.SkipComments && (m.Method != generate.MethodACToR || m.NoInference):
 		return errors.New("--skip-comments is for ACToR with critical-token inference on (--method actor, no --no-inference)")
-	case (m.KVReuseCheck || m.KVReuseTail || m.KVStore != "") && !m.KVReuse:
-		return errors.New("--kv-reuse-check, --kv-reuse-tail and --kv-store go with --kv-reuse: give it too")
+	case (m.KVReuseCheck || m.KVReuseTail || m.KVStore != "") && m.Exact && !m.KVReuse:
+		return errors.New("with --exact, --kv-reuse-check, --kv-reuse-tail and --kv-store go with --kv-reuse: give it too")
 	case m.Entropy < 0 || (m.Entropy > 0 && (m.Method != generate.MethodACToR || m.NoInference)):
 		return errors.New("--entropy-trigger is a threshold ≥ 0 nats for ACToR with critical-token inference on (--method actor, no --no-inference)")
 	case m.KVCaches < 1:

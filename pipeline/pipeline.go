@@ -66,6 +66,7 @@ func Open(opts Options) (*Pipeline, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
+	m = m.Resolved()
 	cfg := m.apply(opts.Config)
 	if err := cfg.Validate(); err != nil {
 		return nil, err

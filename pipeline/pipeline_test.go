@@ -28,8 +28,9 @@ func TestMethodValidate(t *testing.T) {
 		{"reuse for rawrag", func(m *Method) { m.Method, m.KVReuse = generate.MethodRawRAG, true }, "--kv-reuse is ACToR's"},
 		{"comments for rawrag", func(m *Method) { m.Method, m.SkipComments = generate.MethodRawRAG, true }, "--skip-comments is for ACToR"},
 		{"comments without inference", func(m *Method) { m.NoInference, m.SkipComments = true, true }, "--skip-comments is for ACToR"},
-		{"tail without reuse", func(m *Method) { m.KVReuseTail = true }, "go with --kv-reuse"},
-		{"store without reuse", func(m *Method) { m.KVStore = "DIR" }, "go with --kv-reuse"},
+		{"exact tail without reuse", func(m *Method) { m.Exact, m.KVReuseTail = true, true }, "go with --kv-reuse"},
+		{"exact store without reuse", func(m *Method) { m.Exact, m.KVStore = true, "DIR" }, "go with --kv-reuse"},
+		{"store with the default levers", func(m *Method) { m.KVStore = "DIR" }, ""},
 		{"entropy without inference", func(m *Method) { m.Entropy, m.NoInference = 2, true }, "--entropy-trigger"},
 		{"negative entropy", func(m *Method) { m.Entropy = -1 }, "--entropy-trigger"},
 		{"no caches", func(m *Method) { m.KVCaches = 0 }, "--kv-caches 0"},
@@ -41,6 +42,38 @@ func TestMethodValidate(t *testing.T) {
 		err := m.Validate()
 		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+// Resolved gives ACToR the measured levers unless Exact, where the
+// switches are what was chosen, one lever at a time.
+func TestResolved(t *testing.T) {
+	type levers struct {
+		layout                    string
+		reuse, tail, skipComments bool
+	}
+	cases := []struct {
+		name string
+		edit func(*Method)
+		want levers
+	}{
+		{"default", func(*Method) {}, levers{"stable", true, true, true}},
+		{"exact", func(m *Method) { m.Exact = true }, levers{"ranked", false, false, false}},
+		{"exact with one lever", func(m *Method) { m.Exact, m.Layout, m.KVReuse = true, "stable", true }, levers{"stable", true, false, false}},
+		{"ranked layout with the other levers", func(m *Method) { m.Layout = "ranked" }, levers{"ranked", true, true, true}},
+		{"no inference judges nothing", func(m *Method) { m.NoInference = true }, levers{"stable", true, true, false}},
+		{"a baseline has none", func(m *Method) { m.Method = generate.MethodRawRAG }, levers{"ranked", false, false, false}},
+	}
+	for _, c := range cases {
+		m := DefaultMethod()
+		c.edit(&m)
+		r := m.Resolved()
+		if got := (levers{r.Layout, r.KVReuse, r.KVReuseTail, r.SkipComments}); got != c.want {
+			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
+		}
+		if err := r.Validate(); err != nil {
+			t.Errorf("%s: resolved %+v: %v", c.name, r, err)
 		}
 	}
 }

@@ -33,8 +33,10 @@ type Spec struct {
 	Benchmark string `json:"benchmark"`
 	// Model is the model's label in predictions (pipeline.ModelLabel).
 	Model string `json:"model"`
-	// Method holds the method's switches; its Probe is the coordinator's
-	// path, which a worker replaces by its own (checked by Identity).
+	// Method holds the method's switches as the coordinator resolved them
+	// (pipeline.Method.Resolved), so that every worker runs the same
+	// levers; its Probe is the coordinator's path, which a worker replaces
+	// by its own (checked by Identity).
 	Method pipeline.Method `json:"method"`
 	// MethodName is the method as predictions record it, with a fallback
 	// suffix such as "+bm25"; a worker that would name it otherwise (its

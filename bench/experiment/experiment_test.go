@@ -41,9 +41,9 @@ func TestPlans(t *testing.T) {
 	}{
 		"table1":      {10, []string{"run --benchmark repoexec --data " + s.Data + " --repos REPOS --model " + s.Model + " --temperature 0.6 --seed 0 --trace --no-eval --method rlcoder -n 2 --out " + s.Out + "/runs/rlcoder --task 1,2,3", "bench run --benchmark repoexec --data " + s.Data + " --repos REPOS --predictions " + s.Out + "/runs/actor/predictions.jsonl"}},
 		"cost":        {10, []string{"--method rawprompt -n 2"}},
-		"ablations":   {4 + 6 + 6, []string{"probe train --labels LABELS --out " + s.Out + "/probes/no-mismatch.probe --no-mismatch", "--method actor --probe " + s.Out + "/probes/no-attention.probe --name actor-no-attention", "--method actor --no-inference", "--mean-pool", "probe train --labels LABELS --out " + s.Out + "/probes/all-rules.probe"}},
+		"ablations":   {4 + 6 + 6, []string{"probe train --labels LABELS --out " + s.Out + "/probes/no-mismatch.probe --no-mismatch", "--method actor --exact --probe " + s.Out + "/probes/no-attention.probe --name actor-no-attention", "--method actor --exact --no-inference", "--mean-pool", "probe train --labels LABELS --out " + s.Out + "/probes/all-rules.probe"}},
 		"sensitivity": {2 + 2 + 2, []string{"probe train --labels LABELS --out " + s.Out + "/probes/grid-e0.8-i0.05.probe --entropy 0.8 --influence 0.05", "--probe " + s.Out + "/probes/grid-e0.6-i0.05.probe --name actor-grid-e0.6-i0.05"}},
-		"trigger":     {4, []string{"--method actor --entropy-trigger EQUAL_RATE -n 2 --out " + s.Out + "/runs/actor-entropy"}},
+		"trigger":     {4, []string{"--method actor --exact --entropy-trigger EQUAL_RATE -n 2 --out " + s.Out + "/runs/actor-entropy"}},
 	} {
 		p, err := New(name, s)
 		if err != nil {
@@ -109,7 +109,7 @@ func TestVariants(t *testing.T) {
 	if err != nil || v.Name != "stable-reuse" || !slices.Equal(v.Args, []string{"--layout", "stable", "--kv-reuse"}) {
 		t.Fatalf("ParseVariant: %+v %v", v, err)
 	}
-	for _, bad := range []string{"stable", "=--kv-reuse", "x=", "a/b=--kv-reuse", "p=--probe other.probe", "n=--name x"} {
+	for _, bad := range []string{"stable", "=--kv-reuse", "x=", "a/b=--kv-reuse", "p=--probe other.probe", "n=--name x", "e=--exact --kv-reuse"} {
 		if _, err := ParseVariant(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
@@ -121,7 +121,7 @@ func TestVariants(t *testing.T) {
 		t.Fatal(err)
 	}
 	last := p.Runs[len(p.Runs)-1]
-	want := []string{"--method", "actor", "--probe", s.Probe, "--name", "actor-stable-reuse", "--layout", "stable", "--kv-reuse"}
+	want := []string{"--method", "actor", "--exact", "--probe", s.Probe, "--name", "actor-stable-reuse", "--layout", "stable", "--kv-reuse"}
 	if len(p.Runs) != 6 || last.Name != "actor-stable-reuse" || last.Label != "ACToR stable-reuse" || !slices.Equal(last.Args, want) {
 		t.Errorf("variant run %+v of %d", last, len(p.Runs))
 	}
@@ -249,6 +249,47 @@ func TestOldRunRecordIsRewritten(t *testing.T) {
 	if err := json.Unmarshal(b, &now); err != nil || now.DataSHA256 == "" || strings.Contains(string(b), s.Out) ||
 		flag(now.Key, "--data") != "repoexec-dev" || flag(now.Key, "--model") != "m.gguf" {
 		t.Errorf("rewritten record: %s (%v)", b, err)
+	}
+}
+
+// A run folder recorded before ACToR took its levers by default (version
+// 0, when --method actor was the exact ACToR) is read as --exact and
+// rewritten; a version-1 record without --exact is another configuration.
+func TestVersion0RecordMeansExactACToR(t *testing.T) {
+	s := settings(t)
+	p, _ := New("table1", s)
+	var r Run
+	for _, x := range p.Runs {
+		if x.Name == p.Reference {
+			r = x
+		}
+	}
+	key := portableKey(p.key(r))
+	i := slices.Index(key, "--exact")
+	if i < 0 || key[i-1] != "actor" {
+		t.Fatalf("ACToR's key %q has no --exact after --method actor", key)
+	}
+	before := slices.Delete(slices.Clone(key), i, i+1)
+	file := filepath.Join(p.RunDir(r.Name), configFile)
+	os.MkdirAll(p.RunDir(r.Name), 0o755)
+	write := func(c runConfig) {
+		want, _ := p.identity(r)
+		c.DataSHA256, c.ProbeSHA256 = want.DataSHA256, want.ProbeSHA256
+		b, _ := json.Marshal(c)
+		os.WriteFile(file, b, 0o644)
+	}
+	write(runConfig{Key: before})
+	if err := p.claim(r); err != nil {
+		t.Fatal(err)
+	}
+	var now runConfig
+	b, _ := os.ReadFile(file)
+	if err := json.Unmarshal(b, &now); err != nil || now.Version != keyVersion || !slices.Equal(now.Key, key) {
+		t.Errorf("rewritten record: %s (%v)", b, err)
+	}
+	write(runConfig{Key: before, Version: keyVersion})
+	if err := p.claim(r); err == nil || !strings.Contains(err.Error(), "other flags") {
+		t.Errorf("a version-1 record without --exact: %v", err)
 	}
 }
 

@@ -32,6 +32,27 @@ type runConfig struct {
 	// ProbeSHA256 is the SHA-256 of the --probe file, if any: a probe
 	// file replaced under the same name is another configuration.
 	ProbeSHA256 string `json:"probe_sha256,omitempty"`
+	// Version is keyVersion when the record was written.
+	Version int `json:"version,omitempty"`
+}
+
+// keyVersion numbers what a key's flags mean. Version 0 (no version):
+// --method actor was the paper's exact ACToR, as --method actor --exact
+// is since version 1, when ACToR took its measured levers by default.
+const keyVersion = 1
+
+// currentKey reads a recorded key of version v as today's flags would
+// say it.
+func currentKey(key []string, v int) []string {
+	if v >= 1 {
+		return key
+	}
+	for i := 0; i+1 < len(key); i++ {
+		if key[i] == "--method" && key[i+1] == "actor" && !slices.Contains(key, "--exact") {
+			return slices.Insert(slices.Clone(key), i+2, "--exact")
+		}
+	}
+	return key
 }
 
 // pathFlags are the run flags whose values are files or folders.
@@ -82,7 +103,7 @@ func dataDigest(path string) (string, error) {
 
 // identity is what run r's folder must hold.
 func (p *Plan) identity(r Run) (runConfig, error) {
-	want := runConfig{Key: portableKey(p.key(r))}
+	want := runConfig{Key: portableKey(p.key(r)), Version: keyVersion}
 	sum, err := dataDigest(p.Settings.Data)
 	if err != nil {
 		return want, fmt.Errorf("--data: %w", err)
@@ -98,8 +119,9 @@ func (p *Plan) identity(r Run) (runConfig, error) {
 
 // claim records the run's configuration in its folder, or checks that the
 // folder holds samples of this configuration. A record written before
-// paths were cut (absolute paths, no data digest) is read as its portable
-// form and rewritten.
+// paths were cut (absolute paths, no data digest) or before the key's
+// flags meant what they mean now (keyVersion) is read as its current form
+// and rewritten.
 func (p *Plan) claim(r Run) error {
 	dir := p.RunDir(r.Name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -119,7 +141,7 @@ func (p *Plan) claim(r Run) error {
 		if err := json.Unmarshal(data, &have); err != nil {
 			return fmt.Errorf("%s: %v", path, err)
 		}
-		have.Key = portableKey(have.Key)
+		have.Key = currentKey(portableKey(have.Key), have.Version)
 		if !slices.Equal(have.Key, want.Key) {
 			return fmt.Errorf("%s holds samples made with other flags (%s), not %s: use another --out", dir, Quote(have.Key), Quote(want.Key))
 		}

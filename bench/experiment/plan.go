@@ -63,7 +63,8 @@ type Settings struct {
 	// where the trigger fires as often as the probe did.
 	EntropyTrigger float64
 	// Variants are further ACToR configurations Table I and Table II
-	// compare (the cost levers, say), each run as ACToR with its flags.
+	// compare (the cost levers, say), each run as the paper's exact ACToR
+	// with its flags added.
 	Variants []Variant
 	// Only, when set, keeps these configurations (run names) of the
 	// experiment and leaves the others out (said in the README).
@@ -87,7 +88,7 @@ func ParseVariant(s string) (Variant, error) {
 		return Variant{}, fmt.Errorf("--variant %q: want NAME=FLAGS, e.g. stable-reuse=\"--layout stable --kv-reuse\"", s)
 	}
 	for _, f := range strings.Fields(flags) {
-		if f == "--method" || f == "--probe" || f == "--name" {
+		if f == "--method" || f == "--probe" || f == "--name" || f == "--exact" {
 			return Variant{}, fmt.Errorf("--variant %q: %s is the experiment's to set", s, f)
 		}
 	}
@@ -159,7 +160,7 @@ func New(name string, s Settings) (*Plan, error) {
 	if name != "sensitivity" && s.Probe == "" {
 		return nil, fmt.Errorf("experiment %s: ACToR needs a probe (--probe FILE)", name)
 	}
-	actor := Run{Name: reference, Label: "ACToR", Args: []string{"--method", "actor", "--probe", s.Probe}}
+	actor := Run{Name: reference, Label: "ACToR", Args: actorArgs("--probe", s.Probe)}
 	switch name {
 	case "table1", "cost":
 		for _, m := range []struct{ name, label string }{{"rawprompt", "RawPrompt"}, {"rawrag", "RawRAG"},
@@ -170,7 +171,7 @@ func New(name string, s Settings) (*Plan, error) {
 		for _, v := range s.Variants {
 			name := "actor-" + v.Name
 			p.Runs = append(p.Runs, Run{Name: name, Label: "ACToR " + v.Name,
-				Args: append([]string{"--method", "actor", "--probe", s.Probe, "--name", name}, v.Args...)})
+				Args: append(actorArgs("--probe", s.Probe, "--name", name), v.Args...)})
 		}
 	case "ablations":
 		p.Probes = append(p.Probes, ProbeJob{Name: "all-rules"})
@@ -180,11 +181,11 @@ func New(name string, s Settings) (*Plan, error) {
 			job := ProbeJob{Name: "no-" + r.flag, Args: []string{"--no-" + r.flag}}
 			p.Probes = append(p.Probes, job)
 			p.Runs = append(p.Runs, Run{Name: "actor-no-" + r.flag, Label: "ACToR " + r.label, Group: "rules",
-				Args: []string{"--method", "actor", "--probe", p.ProbeFile(job.Name), "--name", "actor-no-" + r.flag}})
+				Args: actorArgs("--probe", p.ProbeFile(job.Name), "--name", "actor-no-"+r.flag)})
 		}
 		p.Runs = append(p.Runs,
-			Run{Name: "actor-noinference", Label: "ACToR w/o critical-token inference", Group: "modules", Args: []string{"--method", "actor", "--no-inference"}},
-			Run{Name: "actor-meanpool", Label: "ACToR w/o weighted retriever (mean pooling)", Group: "modules", Args: []string{"--method", "actor", "--probe", s.Probe, "--mean-pool"}})
+			Run{Name: "actor-noinference", Label: "ACToR w/o critical-token inference", Group: "modules", Args: actorArgs("--no-inference")},
+			Run{Name: "actor-meanpool", Label: "ACToR w/o weighted retriever (mean pooling)", Group: "modules", Args: actorArgs("--probe", s.Probe, "--mean-pool")})
 	case "sensitivity":
 		if len(s.Entropies) == 0 || len(s.Influences) == 0 {
 			return nil, fmt.Errorf("experiment sensitivity: the grid needs --entropies and --influences")
@@ -195,7 +196,7 @@ func New(name string, s Settings) (*Plan, error) {
 				name := "grid-e" + num(e) + "-i" + num(i)
 				p.Probes = append(p.Probes, ProbeJob{Name: name, Args: []string{"--entropy", num(e), "--influence", num(i)}})
 				p.Runs = append(p.Runs, Run{Name: "actor-" + name, Label: fmt.Sprintf("entropy ≥ %s, influence ≥ %s", num(e), num(i)),
-					Cell: &Cell{e, i}, Args: []string{"--method", "actor", "--probe", p.ProbeFile(name), "--name", "actor-" + name}})
+					Cell: &Cell{e, i}, Args: actorArgs("--probe", p.ProbeFile(name), "--name", "actor-"+name)})
 			}
 		}
 	case "trigger":
@@ -204,11 +205,18 @@ func New(name string, s Settings) (*Plan, error) {
 			thr = num(s.EntropyTrigger)
 		}
 		p.Runs = append(p.Runs, actor, Run{Name: "actor-entropy", Label: "ACToR, entropy trigger", Equal: s.EntropyTrigger == 0,
-			Args: []string{"--method", "actor", "--entropy-trigger", thr}})
+			Args: actorArgs("--entropy-trigger", thr)})
 	default:
 		return nil, fmt.Errorf("no experiment %q (want one of %s)", name, strings.Join(Names, ", "))
 	}
 	return p, p.keepOnly()
+}
+
+// actorArgs are the flags of an ACToR configuration: the paper's exact
+// ACToR (--exact), then args. Its levers are measured as variants that
+// add them one at a time.
+func actorArgs(args ...string) []string {
+	return append([]string{"--method", "actor", "--exact"}, args...)
 }
 
 // keepOnly drops the configurations Settings.Only leaves out, and the

@@ -95,19 +95,37 @@ func TestGenerateRepoACToR(t *testing.T) {
 	}
 }
 
-// --kv-reuse switches block KV reuse on and says so in the trace (the
-// reuse itself is tested in package generate).
-func TestGenerateRepoBlockReuse(t *testing.T) {
+// ACToR runs with its levers (stable layout, block and tail KV reuse, no
+// judging in comments) and says so in the trace; --exact runs none, and
+// adds one given alone (the levers themselves are tested in package
+// generate).
+func TestGenerateRepoLevers(t *testing.T) {
 	repo := genRepo(t)
-	trace := filepath.Join(t.TempDir(), "trace.jsonl")
-	_, errOut, code := runActor(t, "generate", "--model", tinyModel, "--repo", repo, "--target", "app.py:3",
-		"--probe", constProbeFile(t, 10, 64), "--max-tokens", "8", "--temperature", "0", "--threads", "1",
-		"--budget", "100", "--trace", trace, "--kv-reuse", "--kv-reuse-check")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	if tr := readTraces(t, trace)[0]; !strings.Contains(strings.Join(tr.Notes, " "), "block KV reuse") {
-		t.Errorf("notes %q", tr.Notes)
+	probe := constProbeFile(t, 10, 64)
+	levers := []string{"stable layout", "block KV reuse", "tail KV reuse", "# comments are not judged"}
+	for _, c := range []struct {
+		name string
+		args []string
+		want []bool // per lever: named in the notes
+	}{
+		{"default", nil, []bool{true, true, true, true}},
+		{"exact", []string{"--exact"}, []bool{false, false, false, false}},
+		{"exact with block reuse", []string{"--exact", "--kv-reuse", "--kv-reuse-check"}, []bool{false, true, false, false}},
+	} {
+		trace := filepath.Join(t.TempDir(), "trace.jsonl")
+		args := append([]string{"generate", "--model", tinyModel, "--repo", repo, "--target", "app.py:3",
+			"--probe", probe, "--max-tokens", "8", "--temperature", "0", "--threads", "1",
+			"--budget", "100", "--trace", trace}, c.args...)
+		_, errOut, code := runActor(t, args...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.name, code, errOut)
+		}
+		notes := strings.Join(readTraces(t, trace)[0].Notes, " | ")
+		for i, l := range levers {
+			if strings.Contains(notes, l) != c.want[i] {
+				t.Errorf("%s: lever %q named %v, want %v (notes %q)", c.name, l, !c.want[i], c.want[i], notes)
+			}
+		}
 	}
 }
 
@@ -153,7 +171,7 @@ func TestGenerateRepoBadInput(t *testing.T) {
 		{"unknown layout", []string{"--repo", repo, "--target", "app.py:1", "--probe", probe, "--layout", "sorted"}, `--layout "sorted"`},
 		{"unknown change rule", []string{"--repo", repo, "--target", "app.py:1", "--probe", probe, "--context-change", "any"}, `--context-change "any"`},
 		{"block reuse of a baseline", []string{"--repo", repo, "--target", "app.py:1", "--method", "rawrag", "--kv-reuse"}, "--kv-reuse is ACToR's"},
-		{"reuse check without reuse", []string{"--repo", repo, "--target", "app.py:1", "--probe", probe, "--kv-reuse-check"}, "give it too"},
+		{"exact reuse check without reuse", []string{"--repo", repo, "--target", "app.py:1", "--probe", probe, "--exact", "--kv-reuse-check"}, "give it too"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -30,7 +30,7 @@ func generateOnQueue(set *dataset.Set, tasks []*dataset.Task, cfg generate.Confi
 		if err != nil {
 			return err
 		}
-		spec := queue.Spec{Benchmark: f.benchmark, Model: pipeline.ModelLabel(f.model), Method: f.Method, MethodName: method,
+		spec := queue.Spec{Benchmark: f.benchmark, Model: pipeline.ModelLabel(f.model), Method: f.Method.Resolved(), MethodName: method,
 			Config: cfg, ContextLength: f.ctx, Trace: f.trace, Identity: id}
 		ids := make([]string, len(tasks))
 		for i, t := range tasks {
