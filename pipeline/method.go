@@ -115,8 +115,8 @@ func (m *Method) Validate() error {
 		return fmt.Errorf("--layout %q: want ranked or stable", m.Layout)
 	case !slices.Contains(generate.ChangeRules, generate.ChangeRule(m.Change)):
 		return fmt.Errorf("--context-change %q: want order or set", m.Change)
-	case m.KVReuse && m.Method != generate.MethodACToR:
-		return fmt.Errorf("--kv-reuse is ACToR's (--method actor), not %s's", m.Method)
+	case (m.KVReuse || m.KVReuseTail || m.KVReuseCheck || m.KVStore != "") && m.Method != generate.MethodACToR:
+		return fmt.Errorf("--kv-reuse and its switches are ACToR's (--method actor), not %s's", m.Method)
 	case m.SkipComments && (m.Method != generate.MethodACToR || m.NoInference):
 		return errors.New("--skip-comments is for ACToR with critical-token inference on (--method actor, no --no-inference)")
 	case (m.KVReuseCheck || m.KVReuseTail || m.KVStore != "") && m.Exact && !m.KVReuse:

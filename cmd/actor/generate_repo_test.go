@@ -170,7 +170,7 @@ func TestGenerateRepoBadInput(t *testing.T) {
 		{"zero samples", []string{"--repo", repo, "--target", "app.py:1", "--probe", probe, "-n", "0"}, "-n 0"},
 		{"unknown layout", []string{"--repo", repo, "--target", "app.py:1", "--probe", probe, "--layout", "sorted"}, `--layout "sorted"`},
 		{"unknown change rule", []string{"--repo", repo, "--target", "app.py:1", "--probe", probe, "--context-change", "any"}, `--context-change "any"`},
-		{"block reuse of a baseline", []string{"--repo", repo, "--target", "app.py:1", "--method", "rawrag", "--kv-reuse"}, "--kv-reuse is ACToR's"},
+		{"block reuse of a baseline", []string{"--repo", repo, "--target", "app.py:1", "--method", "rawrag", "--kv-reuse"}, "are ACToR's"},
 		{"exact reuse check without reuse", []string{"--repo", repo, "--target", "app.py:1", "--probe", probe, "--exact", "--kv-reuse-check"}, "give it too"},
 	}
 	for _, c := range cases {
