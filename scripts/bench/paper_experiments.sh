@@ -11,9 +11,11 @@
 #
 # What is cut to fit a 2-core machine (each experiment's README says it
 # too):
-#   table1, cost: all 68 tasks, n = 5 (batched), the five methods and ACToR
-#                 with the cost levers as variants (fast-ends: the cheapest
-#                 levers with queries that keep both ends, --query-ends);
+#   table1, cost: all 68 tasks, n = 5 (batched), the five methods (ACToR:
+#                 the paper's, --exact) and ACToR with the cost levers as
+#                 variants (fast: what --method actor runs by default;
+#                 fast-ends: the same with queries that keep both ends,
+#                 --query-ends);
 #                 cost renders Table II from the same run folders
 #   Table II:     all 68 tasks, n = 1, unbatched (clean per-token times),
 #                 RawRAG, exact ACToR and the two cheapest lever sets, in
