@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"actor/bench/jsonl"
 	"actor/retrieve"
 )
 
@@ -168,4 +169,35 @@ func (w *TraceWriter) Write(t *Trace) error {
 		return fmt.Errorf("trace: %w", err)
 	}
 	return nil
+}
+
+// LastTraces reads a run's traces file (a missing file has none) and
+// returns each sample's last trace, as a resumed run appends, in the order
+// the samples first appear; keep, when not nil, chooses the samples.
+// unreadable counts the lines that are not a trace.
+func LastTraces(path string, keep func(task string, sample int) bool) (traces []Trace, unreadable int, err error) {
+	type key struct {
+		task   string
+		sample int
+	}
+	at := map[key]int{}
+	err = jsonl.Scan(path, func(_ int, raw []byte) error {
+		var t Trace
+		if json.Unmarshal(raw, &t) != nil {
+			unreadable++
+			return nil
+		}
+		if keep != nil && !keep(t.Task, t.Sample) {
+			return nil
+		}
+		k := key{t.Task, t.Sample}
+		if i, seen := at[k]; seen {
+			traces[i] = t
+			return nil
+		}
+		at[k] = len(traces)
+		traces = append(traces, t)
+		return nil
+	})
+	return traces, unreadable, err
 }

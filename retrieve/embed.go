@@ -21,10 +21,11 @@ var _ index.Embedder = Embedder{}
 
 // ID names the encoder and the pooling.
 func (e Embedder) ID() string {
+	id := e.Encoder.ID() + "|" + e.Pooling.String()
 	if e.KeepEnds {
-		return e.Encoder.ID() + "|" + e.Pooling.String() + "|ends"
+		id += "|ends"
 	}
-	return e.Encoder.ID() + "|" + e.Pooling.String()
+	return id
 }
 
 // Dim returns the encoder's hidden size.

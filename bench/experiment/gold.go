@@ -46,26 +46,26 @@ func sampleContexts(tr generate.Trace) contexts {
 	return c
 }
 
-// firstKey names the blocks of the first prompt, in their order.
-func (c contexts) firstKey() string {
-	var b strings.Builder
-	for _, bl := range c.first {
-		fmt.Fprintf(&b, "%s:%d-%d;", bl.Path, bl.Start, bl.End)
+// blockNames names blocks by file and lines, in their order.
+func blockNames(bs []generate.Block) []string {
+	out := make([]string, len(bs))
+	for i, b := range bs {
+		out[i] = fmt.Sprintf("%s:%d-%d", b.Path, b.Start, b.End)
 	}
-	return b.String()
+	return out
 }
+
+// firstKey names the blocks of the first prompt, in their order.
+func (c contexts) firstKey() string { return strings.Join(blockNames(c.first), ";") }
 
 // reorders counts the context changes whose new blocks are the old ones
 // in another order (the authors' rule counts them: the token is re-drawn
 // with the same information).
 func (c contexts) reorders() int {
 	set := func(bs []generate.Block) []string {
-		var out []string
-		for _, b := range bs {
-			out = append(out, fmt.Sprintf("%s:%d-%d", b.Path, b.Start, b.End))
-		}
-		slices.Sort(out)
-		return out
+		names := blockNames(bs)
+		slices.Sort(names)
+		return names
 	}
 	n := 0
 	for _, ch := range c.changes {

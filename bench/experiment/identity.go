@@ -44,11 +44,11 @@ const keyVersion = 1
 // currentKey reads a recorded key of version v as today's flags would
 // say it.
 func currentKey(key []string, v int) []string {
-	if v >= 1 {
+	if v >= 1 || slices.Contains(key, "--exact") {
 		return key
 	}
 	for i := 0; i+1 < len(key); i++ {
-		if key[i] == "--method" && key[i+1] == "actor" && !slices.Contains(key, "--exact") {
+		if key[i] == "--method" && key[i+1] == "actor" {
 			return slices.Insert(slices.Clone(key), i+2, "--exact")
 		}
 	}

@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -9,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"actor/bench/jsonl"
 	"actor/bench/predictions"
 	"actor/bench/results"
 	"actor/generate"
@@ -124,33 +122,17 @@ func (t *Traces) PerToken(ms float64) float64 { return ms / float64(max(1, t.Gen
 
 // readTraces sums run name's traces.jsonl.
 func (p *Plan) readTraces(name string) (*Traces, error) {
-	last := map[sampleKey]generate.Trace{}
-	var order []sampleKey
 	out := &Traces{contexts: map[sampleKey]contexts{}, Critical: map[string]int{}, Changed: map[string]int{}}
-	err := jsonl.Scan(filepath.Join(p.RunDir(name), "traces.jsonl"), func(_ int, raw []byte) error {
-		var t generate.Trace
-		if json.Unmarshal(raw, &t) != nil {
-			out.Unreadable++
-			return nil
-		}
-		k := sampleKey{t.Task, t.Sample}
-		if !p.inScope(t.Task, t.Sample) {
-			return nil
-		}
-		if _, seen := last[k]; !seen {
-			order = append(order, k)
-		}
-		last[k] = t
-		return nil
-	})
+	traces, unreadable, err := generate.LastTraces(filepath.Join(p.RunDir(name), "traces.jsonl"), p.inScope)
 	if err != nil {
 		return nil, err
 	}
-	for _, k := range order {
-		out.add(last[k])
-		c := sampleContexts(last[k])
-		out.contexts[k], out.retrieves = c, out.retrieves || len(c.final) > 0
-		tokenKinds(last[k], out.Critical, out.Changed)
+	out.Unreadable = unreadable
+	for _, tr := range traces {
+		out.add(tr)
+		c := sampleContexts(tr)
+		out.contexts[sampleKey{tr.Task, tr.Sample}], out.retrieves = c, out.retrieves || len(c.final) > 0
+		tokenKinds(tr, out.Critical, out.Changed)
 	}
 	return out, nil
 }

@@ -10,7 +10,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -18,7 +17,6 @@ import (
 	"slices"
 
 	"actor/bench/dataset"
-	"actor/bench/jsonl"
 	"actor/encoder"
 	"actor/generate"
 	"actor/index"
@@ -83,20 +81,7 @@ func run(tracesFile, data, repos string, limit int, w io.Writer) error {
 	for i := range set.Tasks {
 		byID[set.Tasks[i].ID] = &set.Tasks[i]
 	}
-	last := map[string]generate.Trace{}
-	var order []string
-	err = jsonl.Scan(tracesFile, func(_ int, raw []byte) error {
-		var t generate.Trace
-		if json.Unmarshal(raw, &t) != nil {
-			return nil
-		}
-		k := fmt.Sprintf("%s/%d", t.Task, t.Sample)
-		if _, seen := last[k]; !seen {
-			order = append(order, k)
-		}
-		last[k] = t
-		return nil
-	})
+	traces, _, err := generate.LastTraces(tracesFile, nil)
 	if err != nil {
 		return err
 	}
@@ -141,8 +126,7 @@ func run(tracesFile, data, repos string, limit int, w io.Writer) error {
 		return t, nil
 	}
 	var long, short [2]tally
-	for _, k := range order {
-		tr := last[k]
+	for _, tr := range traces {
 		t, err := setup(tr.Task)
 		if err != nil {
 			return err
@@ -170,7 +154,7 @@ func run(tracesFile, data, repos string, limit int, w io.Writer) error {
 			}
 		}
 	}
-	fmt.Fprintf(w, "%d samples; triggers whose query is over %d tokens and the rest, top-10 blocks:\n", len(order), limit)
+	fmt.Fprintf(w, "%d samples; triggers whose query is over %d tokens and the rest, top-10 blocks:\n", len(traces), limit)
 	fmt.Fprintln(w, "| queries | cut | triggers | blocks differ from the first prompt's | gold names shown per trigger (tasks with gold) |")
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|")
 	for _, s := range []struct {
