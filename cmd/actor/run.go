@@ -23,6 +23,7 @@ import (
 	"actor/generate"
 	"actor/models"
 	"actor/pipeline"
+	"actor/queue"
 )
 
 // runFlags are the options of actor run.
@@ -54,8 +55,10 @@ with --method and append the sample to OUT/predictions.jsonl (the predictions
 format 'actor bench run' reads), with its tokens, ms per token, seconds,
 retrieval triggers and context changes. Samples already in the file are
 skipped, and sampling is seeded by task and sample index, so an interrupted
-run continues where it stopped with the same results. With --trace, each
-sample's trace goes to OUT/traces.jsonl.
+run continues where it stopped with the same results. OUT/run.json records
+each method name's settings (switches, sampling, the model's, probe's and
+tasks' SHA-256); continuing with other settings under the same name is
+refused. With --trace, each sample's trace goes to OUT/traces.jsonl.
 
 Then the harness tests the predictions (as 'actor bench run' does) into
 OUT/eval: pass@1/3/5 and the time table in OUT/eval/summary.md. --no-eval
@@ -115,9 +118,9 @@ func runBenchmark(cmd *cobra.Command, stdout, stderr io.Writer) error {
 	r := pl.Runner(f.repos)
 	produce := generateHere(r)
 	if f.queue != "" {
-		produce = generateOnQueue(set, tasks, cfg, stderr)
+		produce = generateOnQueue(tasks, stderr)
 	}
-	if err := generateAll(ctx, r, tasks, predFile, out, stderr, produce); err != nil {
+	if err := generateAll(ctx, r, set, tasks, cfg, predFile, out, stderr, produce); err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted: finished samples are saved in %s; run the same command to continue", predFile)
 		}
@@ -157,8 +160,10 @@ func pickTasks(set *dataset.Set, ids []string, limit int) ([]*dataset.Task, erro
 
 // generateAll generates the samples of the tasks not yet in predFile with
 // produce, appending each to it (and its trace to OUT/traces.jsonl with
-// --trace) as it is done.
-func generateAll(ctx context.Context, r *pipeline.Runner, tasks []*dataset.Task, predFile, out string, stderr io.Writer, produce producer) error {
+// --trace) as it is done. The run's spec must match the one out records
+// for the method (claimRunFolder).
+func generateAll(ctx context.Context, r *pipeline.Runner, set *dataset.Set, tasks []*dataset.Task, cfg generate.Config,
+	predFile, out string, stderr io.Writer, produce producer) error {
 	done, err := predictions.Done(predFile)
 	if err != nil {
 		return err
@@ -171,6 +176,13 @@ func generateAll(ctx context.Context, r *pipeline.Runner, tasks []*dataset.Task,
 	}
 	for _, n := range notes {
 		fmt.Fprintf(stderr, "actor: note: %s\n", n)
+	}
+	spec, err := runSpec(set, method, cfg)
+	if err != nil {
+		return err
+	}
+	if err := claimRunFolder(out, spec, len(done) > 0, stderr); err != nil {
+		return err
 	}
 	n := runFlags.Samples
 	jobs := r.Pending(tasks, n, method, done)
@@ -206,18 +218,18 @@ func generateAll(ctx context.Context, r *pipeline.Runner, tasks []*dataset.Task,
 		prog.done(x.Sample)
 		return nil
 	}
-	return produce(ctx, method, jobs, done, store)
+	return produce(ctx, spec, jobs, done, store)
 }
 
-// A producer generates the jobs of a method, here or on workers, and
-// passes each sample to store once, as it is done; done holds the
-// prediction keys already stored.
-type producer func(ctx context.Context, method string, jobs []pipeline.Job, done map[string]bool, store func(pipeline.Result) error) error
+// A producer generates the jobs of a run (spec says how), here or on
+// workers, and passes each sample to store once, as it is done; done holds
+// the prediction keys already stored.
+type producer func(ctx context.Context, spec queue.Spec, jobs []pipeline.Job, done map[string]bool, store func(pipeline.Result) error) error
 
 // generateHere is the local producer: the runner generates the jobs in
 // turn, a task's samples together as a batch with --batch-samples.
 func generateHere(r *pipeline.Runner) producer {
-	return func(ctx context.Context, _ string, jobs []pipeline.Job, _ map[string]bool, store func(pipeline.Result) error) error {
+	return func(ctx context.Context, _ queue.Spec, jobs []pipeline.Job, _ map[string]bool, store func(pipeline.Result) error) error {
 		for _, group := range pipeline.Groups(jobs, runFlags.BatchSamples) {
 			res, err := r.Run(ctx, group)
 			if err != nil {

@@ -12,6 +12,24 @@ import (
 	"actor/queue"
 )
 
+// runSpec is how this actor run generates method's samples: its resolved
+// switches, sampling configuration and the hashes of the model, probe and
+// task files. The run folder records it (claimRunFolder) and every queue
+// item carries it.
+func runSpec(set *dataset.Set, method string, cfg generate.Config) (queue.Spec, error) {
+	f := &runFlags
+	file, err := models.Resolve(f.model)
+	if err != nil {
+		return queue.Spec{}, err
+	}
+	id, err := queue.Identify(file, f.model, f.Method, set.Files)
+	if err != nil {
+		return queue.Spec{}, err
+	}
+	return queue.Spec{Benchmark: f.benchmark, Model: pipeline.ModelLabel(f.model), Method: f.Method.Resolved(), MethodName: method,
+		Config: cfg, ContextLength: f.ctx, Trace: f.trace, Identity: id}, nil
+}
+
 // generateOnQueue is the producer of actor run --queue: each task's
 // pending samples go on the queue as one item carrying the run's switches
 // and the hashes of its files, and the workers' results are merged as they
@@ -19,19 +37,9 @@ import (
 // a batch with --batch-samples), as a local run does: a sample's decoding
 // can depend on what the decoder's cache holds from the task's previous
 // sample.
-func generateOnQueue(set *dataset.Set, tasks []*dataset.Task, cfg generate.Config, stderr io.Writer) producer {
+func generateOnQueue(tasks []*dataset.Task, stderr io.Writer) producer {
 	f := &runFlags
-	return func(ctx context.Context, method string, jobs []pipeline.Job, done map[string]bool, store func(pipeline.Result) error) error {
-		file, err := models.Resolve(f.model)
-		if err != nil {
-			return err
-		}
-		id, err := queue.Identify(file, f.model, f.Method, set.Files)
-		if err != nil {
-			return err
-		}
-		spec := queue.Spec{Benchmark: f.benchmark, Model: pipeline.ModelLabel(f.model), Method: f.Method.Resolved(), MethodName: method,
-			Config: cfg, ContextLength: f.ctx, Trace: f.trace, Identity: id}
+	return func(ctx context.Context, spec queue.Spec, jobs []pipeline.Job, done map[string]bool, store func(pipeline.Result) error) error {
 		ids := make([]string, len(tasks))
 		for i, t := range tasks {
 			ids[i] = t.ID
@@ -42,7 +50,7 @@ func generateOnQueue(set *dataset.Set, tasks []*dataset.Task, cfg generate.Confi
 			return err
 		}
 		defer q.Close()
-		fmt.Fprintf(stderr, "run %s on %s: waiting for 'actor worker --queue %s' processes (model SHA-256 %.12s)\n", run, f.queue, f.queue, id.Model)
+		fmt.Fprintf(stderr, "run %s on %s: waiting for 'actor worker --queue %s' processes (model SHA-256 %.12s)\n", run, f.queue, f.queue, spec.Identity.Model)
 		return q.Coordinate(ctx, run, queue.Items(run, spec, pipeline.Groups(jobs, true)), done, func(o queue.Output) error {
 			return store(pipeline.Result{Prediction: o.Prediction, Sample: &o.Sample})
 		}, stderr)

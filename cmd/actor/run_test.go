@@ -54,6 +54,14 @@ func TestRunGeneratesResumesAndEvaluates(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, "0 to generate, 4 already") || len(again) != 4 {
 		t.Errorf("resume: exit %d, %d predictions, %q", code, len(again), stderr)
 	}
+	// Continued with another budget, the samples would mix two
+	// configurations under one name: refused, nothing written.
+	other := append(args[:len(args):len(args)], "--max-blocks", "3")
+	_, stderr, code = runActor(t, other...)
+	after, _, _ := predictions.Read(filepath.Join(out, "predictions.jsonl"))
+	if code == 0 || !strings.Contains(stderr, "method.MaxBlocks") || len(after) != 4 {
+		t.Errorf("other settings: exit %d, %d predictions, %q", code, len(after), stderr)
+	}
 }
 
 func TestRunResumeReproducesSamples(t *testing.T) {

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"actor/pipeline"
+	"actor/queue"
+)
+
+// TestClaimRunFolder: a method name keeps the settings its samples were
+// made with; what does not change samples may differ; another name is
+// added; a folder from before records adopts the first claim.
+func TestClaimRunFolder(t *testing.T) {
+	dir := t.TempDir()
+	var log bytes.Buffer
+	def := pipeline.Method{Method: "actor", Samples: 1}
+	spec := queue.Spec{Benchmark: "repoexec", Model: "m", Method: def.Resolved(), MethodName: "actor",
+		Identity: queue.Identity{Model: "aa", Probe: "bb", Data: "cc"}}
+	if err := claimRunFolder(dir, spec, false, &log); err != nil {
+		t.Fatal(err)
+	}
+	if log.Len() != 0 {
+		t.Errorf("a new folder got a note: %q", log.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, runRecordFile)); err != nil {
+		t.Fatal(err)
+	}
+
+	// Where and how fast samples are made does not matter.
+	same := spec
+	same.Method.Probe, same.Method.Samples, same.Method.BatchSamples, same.Trace = "/elsewhere/p.probe", 5, true, true
+	if err := claimRunFolder(dir, same, true, &log); err != nil {
+		t.Errorf("same samples refused: %v", err)
+	}
+
+	// The paper's ACToR under the same name is refused, naming the switch.
+	exact := spec
+	exact.Method = pipeline.Method{Method: "actor", Exact: true, Samples: 1}.Resolved()
+	err := claimRunFolder(dir, exact, true, &log)
+	if err == nil || !strings.Contains(err.Error(), "method.Exact: false → true") || !strings.Contains(err.Error(), dir) {
+		t.Errorf("exact over default: %v", err)
+	}
+	other := spec
+	other.Identity.Probe = "dd"
+	if err := claimRunFolder(dir, other, true, &log); err == nil || !strings.Contains(err.Error(), `identity.probe: "bb" → "dd"`) {
+		t.Errorf("another probe: %v", err)
+	}
+
+	// Another method name is recorded beside it, then held to its own.
+	exact.MethodName = "actor-exact"
+	if err := claimRunFolder(dir, exact, true, &log); err != nil {
+		t.Fatal(err)
+	}
+	if err := claimRunFolder(dir, spec, true, &log); err != nil {
+		t.Errorf("first method refused after a second was added: %v", err)
+	}
+	if err := claimRunFolder(dir, other, true, &log); err == nil {
+		t.Error("recorded method accepted another probe after a second method was added")
+	}
+
+	// An older folder: samples, no record.
+	old := t.TempDir()
+	log.Reset()
+	if err := claimRunFolder(old, exact, true, &log); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "no run.json") {
+		t.Errorf("no note for an older folder: %q", log.String())
+	}
+	renamed := spec
+	renamed.MethodName = exact.MethodName
+	if err := claimRunFolder(old, renamed, true, &log); err == nil {
+		t.Error("the adopted record did not hold")
+	}
+}
+
+// TestClaimRunFolderBadRecord: a damaged or newer record is an error
+// naming the file, and is left as it was.
+func TestClaimRunFolderBadRecord(t *testing.T) {
+	spec := queue.Spec{MethodName: "rawrag"}
+	for name, body := range map[string]string{
+		"corrupt": `{"version": 1, "methods": {`,
+		"newer":   `{"version": 2, "methods": {}}`,
+	} {
+		dir := t.TempDir()
+		file := filepath.Join(dir, runRecordFile)
+		if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err := claimRunFolder(dir, spec, true, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), file) {
+			t.Errorf("%s: %v", name, err)
+		}
+		if b, _ := os.ReadFile(file); string(b) != body {
+			t.Errorf("%s: record changed to %q", name, b)
+		}
+	}
+}
