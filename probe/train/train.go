@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
@@ -127,6 +128,9 @@ type MemberReport struct {
 
 // Report is what training records in the probe file (as JSON).
 type Report struct {
+	// Labels names the labels folder by its last element: a probe file
+	// depends on what it was trained from, not on where that lay, so the
+	// same labels anywhere train the same bytes.
 	Labels    string         `json:"labels"`
 	Samples   int            `json:"samples"`
 	Tokens    int            `json:"tokens"`
@@ -183,7 +187,7 @@ func Ensemble(set *labels.Set, o Options) (*probe.Probe, *Report, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("labels %s: %w", set.Dir(), err)
 	}
-	rep := &Report{Labels: set.Dir(), Samples: len(set.Samples) - len(held), Tokens: len(use), Positives: len(pos),
+	rep := &Report{Labels: filepath.Base(set.Dir()), Samples: len(set.Samples) - len(held), Tokens: len(use), Positives: len(pos),
 		Negatives: len(use) - len(pos), Kept: len(neg), Rules: o.Rules, Config: o.MLP, SplitSeed: o.SplitSeed,
 		Members: make([]MemberReport, o.Members)}
 	vals := make([]mlp.Data, o.Members)

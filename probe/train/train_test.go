@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -127,7 +128,8 @@ func synthetic(t *testing.T, d, samples, perSample int, sep float64) string {
 
 // With the paper's full recipe (512 units, lr 1e-4, batch 32, ≤ 50 epochs)
 // every member and the ensemble separate the synthetic set, and the same
-// seed gives bit-identical weights with 1 or 2 goroutines.
+// seed gives bit-identical weights and record with 1 or 2 goroutines and
+// from a copy of the labels in another place.
 func TestEnsembleSyntheticSeparable(t *testing.T) {
 	const d = 24
 	dir := synthetic(t, d, 40, 50, 5) // 2000 tokens, ~500 critical
@@ -136,7 +138,7 @@ func TestEnsembleSyntheticSeparable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer set.Close()
-	run := func(threads int) (*probe.Probe, *Report) {
+	run := func(set *labels.Set, threads int) (*probe.Probe, *Report) {
 		o := DefaultOptions(set.Header.Rules)
 		o.Threads = threads
 		o.MLP.Epochs = 25
@@ -146,7 +148,7 @@ func TestEnsembleSyntheticSeparable(t *testing.T) {
 		}
 		return p, rep
 	}
-	p, rep := run(1)
+	p, rep := run(set, 1)
 	t.Logf("%d tokens, %d positives, %.0f examples/s", rep.Tokens, rep.Positives, rep.ExamplesPS)
 	for _, m := range rep.Members {
 		t.Logf("member %d: best epoch %d/%d val acc %.4f P %.3f R %.3f (train %d+%d val %d+%d)",
@@ -158,7 +160,16 @@ func TestEnsembleSyntheticSeparable(t *testing.T) {
 	if rep.Ensemble.Accuracy <= 0.99 {
 		t.Errorf("ensemble (unanimous > %.1f) validation accuracy %.4f ≤ 0.99", p.Threshold, rep.Ensemble.Accuracy)
 	}
-	q, _ := run(2)
+	moved := filepath.Join(t.TempDir(), "elsewhere", "labels")
+	if err := os.CopyFS(moved, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	copied, err := labels.Open(moved, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer copied.Close()
+	q, _ := run(copied, 2)
 	for i := range p.Members {
 		if !slices.Equal(p.Members[i].W1, q.Members[i].W1) || !slices.Equal(p.Members[i].W2, q.Members[i].W2) ||
 			!slices.Equal(p.Members[i].B1, q.Members[i].B1) || !slices.Equal(p.Members[i].B2, q.Members[i].B2) {
@@ -166,7 +177,7 @@ func TestEnsembleSyntheticSeparable(t *testing.T) {
 		}
 	}
 	if string(p.Metrics) != string(q.Metrics) {
-		t.Error("recorded metrics differ between runs")
+		t.Errorf("recorded metrics differ between runs:\n%s\n%s", p.Metrics, q.Metrics)
 	}
 	path := filepath.Join(t.TempDir(), "p.probe")
 	if err := probe.Save(path, p); err != nil {
