@@ -3,10 +3,10 @@
 # with the default model, one after another, each resumable: run the script
 # again after an interruption and every experiment continues where it
 # stopped (finished ones only render their reports again).
-#   REPOS=DIR LABELS=DIR scripts/bench/paper_experiments.sh [OUT]
+#   REPOS=DIR [LABELS=DIR] scripts/bench/paper_experiments.sh [OUT]
 # REPOS: the folder holding test-apps/ (the projects' sources); LABELS: the
-# labels the shipped probe was trained from (probes/README.md), for the
-# ablation and grid probes. Needs make build, the models pulled and the
+# labels the shipped probe was trained from, for the ablation and grid
+# probes (default probes/labels-qwen05b, committed; probes/README.md). Needs make build, the models pulled and the
 # benchmark environments made (actor bench setup).
 #
 # What is cut to fit a 2-core machine (each experiment's README says it
@@ -30,7 +30,7 @@ cd "$(dirname "$0")/../.."
 OUT=${1:-results/repoexec-dev-qwen2.5-coder-0.5b}
 DATA=${DATA:-../shared/data/repoexec-dev}
 REPOS=${REPOS:?set REPOS to the folder holding test-apps/}
-LABELS=${LABELS:?set LABELS to the labels folder the probe was trained from}
+LABELS=${LABELS:-probes/labels-qwen05b}
 ACTOR=${ACTOR:-bin/actor}
 THREADS=${THREADS:-2}
 
