@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"actor/bench/jsonl"
 	"actor/retrieve"
@@ -171,7 +173,23 @@ func (w *TraceWriter) Write(t *Trace) error {
 	return nil
 }
 
-// LastTraces reads a run's traces file (a missing file has none) and
+// TracesName is the file in a run folder that actor run --trace appends
+// each sample's trace to.
+const TracesName = "traces.jsonl"
+
+// TracesFile is run folder dir's traces file: TracesName, or its gzipped
+// copy when only that is there (committed results keep traces compressed).
+func TracesFile(dir string) string {
+	path := filepath.Join(dir, TracesName)
+	if _, err := os.Stat(path); err != nil {
+		if _, gzErr := os.Stat(path + ".gz"); gzErr == nil {
+			return path + ".gz"
+		}
+	}
+	return path
+}
+
+// LastTraces reads a run's traces file (gzipped when its name ends in .gz) (a missing file has none) and
 // returns each sample's last trace, as a resumed run appends, in the order
 // the samples first appear; keep, when not nil, chooses the samples.
 // unreadable counts the lines that are not a trace.

@@ -92,3 +92,21 @@ func UpdateIndex(ctx context.Context, repo string, cfg IndexConfig, emb index.Em
 	}
 	return st, rep, nil
 }
+
+// SourcesHash is the SHA-256 of the repository files a corpus is read from
+// (the default index walk: every file's path and content, in path order).
+// Runs record it per project so that samples retrieved from other sources
+// (a project laid out without its tests/, say) are never mixed with
+// theirs under one method name.
+func SourcesHash(repo string) (string, error) {
+	h := sha256.New()
+	err := index.Walk(repo, DefaultIndexConfig().Walk, func(f index.File) error {
+		sum := sha256.Sum256(f.Data)
+		fmt.Fprintf(h, "%s\x00%x\n", f.Path, sum)
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 
+	"actor/bench/dataset"
 	"actor/bench/predictions"
 	"actor/generate"
 	"actor/pipeline"
@@ -18,12 +20,14 @@ import (
 
 // Identity is what a run's samples depend on besides its switches: the
 // SHA-256 (hex) of the model file, of the probe file ("" for methods
-// without a probe) and of the benchmark's task files. A worker whose own
-// files hash differently refuses the run's items.
+// without a probe), of the benchmark's task files and, per project of the
+// run's tasks, of the sources retrieval reads (pipeline.SourcesHash). A
+// worker whose own files hash differently refuses the run's items.
 type Identity struct {
-	Model string `json:"model"`
-	Probe string `json:"probe,omitempty"`
-	Data  string `json:"data"`
+	Model   string            `json:"model"`
+	Probe   string            `json:"probe,omitempty"`
+	Data    string            `json:"data"`
+	Sources map[string]string `json:"sources,omitempty"`
 }
 
 // Spec is how a run generates. Every item carries it, so that a worker
@@ -112,8 +116,9 @@ func RunID(spec Spec, tasks []string, samples int) string {
 
 // Identify hashes a run's files: the model file, the method's probe file
 // for that model (see pipeline.Method.ProbeFile; model is the name the
-// probe is looked up by) and the task files, in the order given.
-func Identify(modelFile, model string, m pipeline.Method, dataFiles []string) (Identity, error) {
+// probe is looked up by), the task files, in the order given, and the
+// sources of the projects of tasks under repos.
+func Identify(modelFile, model string, m pipeline.Method, dataFiles []string, tasks []*dataset.Task, repos string) (Identity, error) {
 	var id Identity
 	var err error
 	if id.Model, err = hashFiles(modelFile); err != nil {
@@ -130,8 +135,37 @@ func Identify(modelFile, model string, m pipeline.Method, dataFiles []string) (I
 	}
 	files := slices.Clone(dataFiles)
 	slices.Sort(files)
-	id.Data, err = hashFiles(files...)
+	if id.Data, err = hashFiles(files...); err != nil {
+		return id, err
+	}
+	id.Sources, err = ProjectSources(tasks, repos, nil)
 	return id, err
+}
+
+// ProjectSources hashes the sources of the tasks' projects under repos,
+// by project name; seen, when not nil, caches hashes by project root.
+func ProjectSources(tasks []*dataset.Task, repos string, seen map[string]string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, t := range tasks {
+		if _, ok := out[t.Project]; ok {
+			continue
+		}
+		root, err := t.Root(repos)
+		if err != nil {
+			return nil, err
+		}
+		h, ok := seen[root]
+		if !ok {
+			if h, err = pipeline.SourcesHash(root); err != nil {
+				return nil, err
+			}
+			if seen != nil {
+				seen[root] = h
+			}
+		}
+		out[t.Project] = h
+	}
+	return out, nil
 }
 
 // hashFiles is the SHA-256 of the files' contents one after the other.
@@ -160,7 +194,20 @@ func (id Identity) mismatch(own Identity) string {
 			diff = append(diff, fmt.Sprintf("%s SHA-256 %.12s, the run's %.12s", f.name, orNone(f.own), orNone(f.run)))
 		}
 	}
+	diff = append(diff, id.sourcesDiff(own.Sources)...)
 	return strings.Join(diff, "; ")
+}
+
+// sourcesDiff names the projects whose sources hash otherwise in own than
+// in the run (projects the run did not hash are not compared).
+func (id Identity) sourcesDiff(own map[string]string) []string {
+	var diff []string
+	for _, project := range slices.Sorted(maps.Keys(own)) {
+		if run, ok := id.Sources[project]; ok && run != own[project] {
+			diff = append(diff, fmt.Sprintf("%s sources SHA-256 %.12s, the run's %.12s", project, own[project], run))
+		}
+	}
+	return diff
 }
 
 func orNone(s string) string {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"actor/bench/dataset"
 	"actor/engine"
@@ -28,8 +29,9 @@ type Worker struct {
 	Log         io.Writer
 	Progress    io.Writer
 
-	set    *dataset.Set
-	spec   string // the open pipeline's spec (specKey)
+	set     *dataset.Set
+	sources map[string]string // SourcesHash by project root, hashed once
+	spec    string            // the open pipeline's spec (specKey)
 	pl     *pipeline.Pipeline
 	runner *pipeline.Runner
 }
@@ -43,7 +45,7 @@ func (w *Worker) Handle(ctx context.Context, it *Item) ([]Output, error) {
 		if err != nil {
 			return nil, err
 		}
-		w.set = set
+		w.set, w.sources = set, map[string]string{}
 	}
 	task := w.set.Lookup(it.Task)
 	if task == nil {
@@ -51,6 +53,13 @@ func (w *Worker) Handle(ctx context.Context, it *Item) ([]Output, error) {
 	}
 	if err := w.open(ctx, sp, task); err != nil {
 		return nil, err
+	}
+	own, err := ProjectSources([]*dataset.Task{task}, w.Repos, w.sources)
+	if err != nil {
+		return nil, err
+	}
+	if diff := sp.Identity.sourcesDiff(own); len(diff) > 0 {
+		return nil, fmt.Errorf("the worker's files differ from the run's: %s", strings.Join(diff, "; "))
 	}
 	jobs := make([]pipeline.Job, len(it.Samples))
 	for i, s := range it.Samples {
@@ -87,7 +96,7 @@ func (w *Worker) open(ctx context.Context, sp *Spec, task *dataset.Task) error {
 	if err != nil {
 		return err
 	}
-	own, err := Identify(file, w.Model, m, w.set.Files)
+	own, err := Identify(file, w.Model, m, w.set.Files, nil, "")
 	if err != nil {
 		return err
 	}

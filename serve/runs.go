@@ -1,12 +1,7 @@
 package serve
 
 import (
-	"bufio"
-	"compress/gzip"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/http"
 	"os"
@@ -114,67 +109,27 @@ func (s *Server) runs(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"run": name, "data": out})
 }
 
-// runTrace answers a sample's trace from the run's traces.jsonl (or .gz);
-// the last trace of the sample wins, as a resumed run appends.
+// runTrace answers a sample's trace from the run's traces (plain or
+// gzipped); the last trace of the sample wins, as a resumed run appends.
 func (s *Server) runTrace(w http.ResponseWriter, dir, task, sample string) {
 	n, err := strconv.Atoi(sample)
 	if err != nil {
 		writeError(w, badRequest("sample %q: want a number", sample))
 		return
 	}
-	f, err := openTraces(dir)
-	if err != nil {
+	path := generate.TracesFile(dir)
+	if _, err := os.Stat(path); err != nil {
 		writeError(w, &apiError{http.StatusNotFound, "not_found_error", "the run has no traces (actor run --trace)"})
 		return
 	}
-	defer f.Close()
-	var found *generate.Trace
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		var tr generate.Trace
-		if json.Unmarshal(sc.Bytes(), &tr) == nil && tr.Task == task && tr.Sample == n {
-			found = &tr
-		}
-	}
-	if err := sc.Err(); err != nil {
+	traces, _, err := generate.LastTraces(path, func(t string, i int) bool { return t == task && i == n })
+	if err != nil {
 		writeError(w, err)
 		return
 	}
-	if found == nil {
+	if len(traces) == 0 {
 		writeError(w, &apiError{http.StatusNotFound, "not_found_error", fmt.Sprintf("no trace of sample %d of task %s", n, task)})
 		return
 	}
-	writeJSON(w, http.StatusOK, found)
-}
-
-// openTraces opens a run's traces, plain or gzipped.
-func openTraces(dir string) (io.ReadCloser, error) {
-	if f, err := os.Open(filepath.Join(dir, "traces.jsonl")); err == nil {
-		return f, nil
-	}
-	f, err := os.Open(filepath.Join(dir, "traces.jsonl.gz"))
-	if err != nil {
-		return nil, err
-	}
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return struct {
-		io.Reader
-		io.Closer
-	}{z, closers{z, f}}, nil
-}
-
-// closers closes each in turn.
-type closers []io.Closer
-
-func (c closers) Close() error {
-	var errs []error
-	for _, x := range c {
-		errs = append(errs, x.Close())
-	}
-	return errors.Join(errs...)
+	writeJSON(w, http.StatusOK, traces[0])
 }

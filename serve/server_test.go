@@ -3,6 +3,7 @@ package serve
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io"
@@ -464,7 +465,8 @@ func writeRun(t *testing.T) string {
 
 func TestRuns(t *testing.T) {
 	p, repo := openTiny(t, 10)
-	_, ts := newServer(t, p, Config{Repos: []string{repo}, Runs: writeRun(t)})
+	runs := writeRun(t)
+	_, ts := newServer(t, p, Config{Repos: []string{repo}, Runs: runs})
 	if code, b := call(t, "GET", ts.URL+"/v1/runs", ""); code != 200 || string(bytes.TrimSpace(b)) != `{"data":["bench/actor"]}` {
 		t.Errorf("runs: %d %s", code, b)
 	}
@@ -477,6 +479,18 @@ func TestRuns(t *testing.T) {
 	code, b = call(t, "GET", ts.URL+"/v1/runs?run=bench/actor&task=7&sample=1", "")
 	if code != 200 || !strings.Contains(string(b), `"critical":true`) {
 		t.Errorf("trace: %d %s", code, b)
+	}
+	// Committed results keep their traces gzipped.
+	plain := filepath.Join(runs, "bench", "actor", "traces.jsonl")
+	raw, _ := os.ReadFile(plain)
+	var gz bytes.Buffer
+	z := gzip.NewWriter(&gz)
+	z.Write(raw)
+	z.Close()
+	os.WriteFile(plain+".gz", gz.Bytes(), 0o644)
+	os.Remove(plain)
+	if code, b := call(t, "GET", ts.URL+"/v1/runs?run=bench/actor&task=7&sample=1", ""); code != 200 || !strings.Contains(string(b), `"critical":true`) {
+		t.Errorf("gzipped trace: %d %s", code, b)
 	}
 	for _, q := range []string{"run=../bench/actor", "run=notes", "run=bench/actor&task=7&sample=0", "run=bench/actor&task=7&sample=x"} {
 		if code, b := call(t, "GET", ts.URL+"/v1/runs?"+q, ""); code/100 != 4 || !strings.Contains(string(b), `"error"`) {

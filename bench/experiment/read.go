@@ -123,7 +123,7 @@ func (t *Traces) PerToken(ms float64) float64 { return ms / float64(max(1, t.Gen
 // readTraces sums run name's traces.jsonl.
 func (p *Plan) readTraces(name string) (*Traces, error) {
 	out := &Traces{contexts: map[sampleKey]contexts{}, Critical: map[string]int{}, Changed: map[string]int{}}
-	traces, unreadable, err := generate.LastTraces(filepath.Join(p.RunDir(name), "traces.jsonl"), p.inScope)
+	traces, unreadable, err := generate.LastTraces(generate.TracesFile(p.RunDir(name)), p.inScope)
 	if err != nil {
 		return nil, err
 	}

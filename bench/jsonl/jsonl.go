@@ -7,10 +7,12 @@ package jsonl
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 )
 
@@ -96,9 +98,10 @@ func (a *Appender) Close() error { return a.f.Close() }
 
 // Scan calls fn with the 1-based number and bytes of every non-blank line
 // of path, stopping at the first error fn returns. A missing file has no
-// lines.
+// lines; a file whose name ends in .gz is gunzipped (results folders keep
+// their large traces compressed).
 func Scan(path string, fn func(line int, raw []byte) error) error {
-	data, err := os.ReadFile(path)
+	data, err := readAll(path)
 	if os.IsNotExist(err) {
 		return nil
 	}
@@ -120,4 +123,25 @@ func Scan(path string, fn func(line int, raw []byte) error) error {
 		}
 	}
 	return nil
+}
+
+// readAll reads path whole, gunzipping it when its name ends in .gz.
+func readAll(path string) ([]byte, error) {
+	if !strings.HasSuffix(path, ".gz") {
+		return os.ReadFile(path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	data, err := io.ReadAll(z)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return data, nil
 }

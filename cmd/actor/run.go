@@ -57,8 +57,8 @@ retrieval triggers and context changes. Samples already in the file are
 skipped, and sampling is seeded by task and sample index, so an interrupted
 run continues where it stopped with the same results. OUT/run.json records
 each method name's settings (switches, sampling, the model's, probe's and
-tasks' SHA-256); continuing with other settings under the same name is
-refused. With --trace, each sample's trace goes to OUT/traces.jsonl.
+tasks' SHA-256, and per project the SHA-256 of the sources retrieval
+reads); continuing with other settings under the same name is refused. With --trace, each sample's trace goes to OUT/traces.jsonl.
 
 Then the harness tests the predictions (as 'actor bench run' does) into
 OUT/eval: pass@1/3/5 and the time table in OUT/eval/summary.md. --no-eval
@@ -177,7 +177,7 @@ func generateAll(ctx context.Context, r *pipeline.Runner, set *dataset.Set, task
 	for _, n := range notes {
 		fmt.Fprintf(stderr, "actor: note: %s\n", n)
 	}
-	spec, err := runSpec(set, method, cfg)
+	spec, err := runSpec(set, tasks, method, cfg)
 	if err != nil {
 		return err
 	}
@@ -197,7 +197,7 @@ func generateAll(ctx context.Context, r *pipeline.Runner, set *dataset.Set, task
 	defer w.Close()
 	var trace *generate.TraceWriter
 	if runFlags.trace {
-		tf, err := os.OpenFile(filepath.Join(out, "traces.jsonl"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		tf, err := os.OpenFile(filepath.Join(out, generate.TracesName), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
 			return err
 		}

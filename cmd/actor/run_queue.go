@@ -14,15 +14,15 @@ import (
 
 // runSpec is how this actor run generates method's samples: its resolved
 // switches, sampling configuration and the hashes of the model, probe and
-// task files. The run folder records it (claimRunFolder) and every queue
+// task files and of the sources of the tasks' projects. The run folder records it (claimRunFolder) and every queue
 // item carries it.
-func runSpec(set *dataset.Set, method string, cfg generate.Config) (queue.Spec, error) {
+func runSpec(set *dataset.Set, tasks []*dataset.Task, method string, cfg generate.Config) (queue.Spec, error) {
 	f := &runFlags
 	file, err := models.Resolve(f.model)
 	if err != nil {
 		return queue.Spec{}, err
 	}
-	id, err := queue.Identify(file, f.model, f.Method, set.Files)
+	id, err := queue.Identify(file, f.model, f.Method, set.Files, tasks, f.repos)
 	if err != nil {
 		return queue.Spec{}, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -46,8 +47,9 @@ func sampleSpec(s queue.Spec) queue.Spec {
 }
 
 // claimRunFolder checks spec against the record in out: a method name
-// recorded with other settings is refused, naming what differs; a new
-// name is added. A folder with samples but no record (made before
+// recorded with other settings, or with other sources for a project it
+// runs, is refused, naming what differs; a new name, or a project the
+// method has not run yet, is added. A folder with samples but no record (made before
 // records) adopts spec for every method in it, with a note on w, since
 // nothing tells what its samples were made with.
 func claimRunFolder(out string, spec queue.Spec, hasSamples bool, w io.Writer) error {
@@ -74,10 +76,19 @@ func claimRunFolder(out string, spec queue.Spec, hasSamples bool, w io.Writer) e
 	}
 	want := sampleSpec(spec)
 	if old, ok := rec.Methods[spec.MethodName]; ok {
-		if diff := specDiff(old, want); diff != "" {
-			return fmt.Errorf("run: %s holds %s samples made otherwise (%s); give the same flags to continue, or another --out", out, spec.MethodName, diff)
+		var added bool
+		want.Identity.Sources, added = mergeSources(old.Identity.Sources, want.Identity.Sources)
+		recorded := old // with the projects new to it, so only common ones compare
+		recorded.Identity.Sources, _ = mergeSources(want.Identity.Sources, old.Identity.Sources)
+		if diff := specDiff(recorded, want); diff != "" {
+			return fmt.Errorf("run: %s holds %s samples made otherwise (%s); give the same flags (and sources) to continue, or another --out", out, spec.MethodName, diff)
 		}
-		return nil
+		if !added {
+			return nil
+		}
+		if hasSamples && len(old.Identity.Sources) == 0 {
+			fmt.Fprintf(w, "actor: note: %s records no sources for %s (an older actor made its samples): recording this command's as theirs\n", file, spec.MethodName)
+		}
 	}
 	rec.Methods[spec.MethodName] = want
 	b, err = json.MarshalIndent(rec, "", "  ")
@@ -85,6 +96,28 @@ func claimRunFolder(out string, spec queue.Spec, hasSamples bool, w io.Writer) e
 		return err
 	}
 	return results.WriteAtomic(file, append(b, '\n'))
+}
+
+// mergeSources is the sources hashes a method's record holds after this
+// command: the command's for the projects it runs (compared with the
+// record's by specDiff), the record's for the others. added is set when
+// the command runs a project the record has no hash for.
+func mergeSources(recorded, now map[string]string) (merged map[string]string, added bool) {
+	merged = maps.Clone(now)
+	for project, h := range recorded {
+		if _, ok := merged[project]; !ok {
+			if merged == nil {
+				merged = map[string]string{}
+			}
+			merged[project] = h
+		}
+	}
+	for project := range now {
+		if _, ok := recorded[project]; !ok {
+			added = true
+		}
+	}
+	return merged, added
 }
 
 // specDiff names the fields where b differs from the recorded a, as

@@ -78,6 +78,52 @@ func TestClaimRunFolder(t *testing.T) {
 	}
 }
 
+// TestClaimRunFolderSources: a method's samples keep the sources of each
+// project they retrieved from: a chunk of other projects is added, the
+// same project with other sources (laid out without its tests/, say) is
+// refused naming it, and a record from before sources were hashed adopts
+// them with a note.
+func TestClaimRunFolderSources(t *testing.T) {
+	dir := t.TempDir()
+	var log bytes.Buffer
+	spec := queue.Spec{MethodName: "actor", Identity: queue.Identity{Model: "aa", Data: "cc", Sources: map[string]string{"flutils": "f1"}}}
+	if err := claimRunFolder(dir, spec, false, &log); err != nil {
+		t.Fatal(err)
+	}
+	chunk := spec
+	chunk.Identity.Sources = map[string]string{"pyMonet": "m1"}
+	if err := claimRunFolder(dir, chunk, true, &log); err != nil {
+		t.Fatalf("another project's chunk: %v", err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, runRecordFile))
+	if !strings.Contains(string(b), `"flutils": "f1"`) || !strings.Contains(string(b), `"pyMonet": "m1"`) {
+		t.Errorf("record after two chunks:\n%s", b)
+	}
+	moved := spec
+	moved.Identity.Sources = map[string]string{"pyMonet": "m1", "flutils": "f2"}
+	err := claimRunFolder(dir, moved, true, &log)
+	if err == nil || !strings.Contains(err.Error(), `identity.sources.flutils: "f1" → "f2"`) || strings.Contains(err.Error(), "pyMonet") {
+		t.Errorf("other sources: %v", err)
+	}
+	if b2, _ := os.ReadFile(filepath.Join(dir, runRecordFile)); !bytes.Equal(b, b2) {
+		t.Error("a refused claim changed the record")
+	}
+
+	older := t.TempDir()
+	bare := spec
+	bare.Identity.Sources = nil
+	if err := claimRunFolder(older, bare, false, &log); err != nil {
+		t.Fatal(err)
+	}
+	log.Reset()
+	if err := claimRunFolder(older, spec, true, &log); err != nil || !strings.Contains(log.String(), "records no sources for actor") {
+		t.Errorf("a record without sources: %v, note %q", err, log.String())
+	}
+	if err := claimRunFolder(older, moved, true, &log); err == nil {
+		t.Error("the adopted sources did not hold")
+	}
+}
+
 // TestClaimRunFolderBadRecord: a damaged or newer record is an error
 // naming the file, and is left as it was.
 func TestClaimRunFolderBadRecord(t *testing.T) {

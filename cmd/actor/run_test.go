@@ -62,6 +62,14 @@ func TestRunGeneratesResumesAndEvaluates(t *testing.T) {
 	if code == 0 || !strings.Contains(stderr, "method.MaxBlocks") || len(after) != 4 {
 		t.Errorf("other settings: exit %d, %d predictions, %q", code, len(after), stderr)
 	}
+	// Continued over other sources (the project laid out with its tests/),
+	// retrieval would read other blocks: refused, naming the project.
+	testsupport.WriteTree(t, repos, map[string]string{"calc/tests/test_ops.py": "from calc.ops import add\n\nassert add(1, 2) == 3\n"})
+	_, stderr, code = runActor(t, args...)
+	after, _, _ = predictions.Read(filepath.Join(out, "predictions.jsonl"))
+	if code == 0 || !strings.Contains(stderr, "identity.sources.test-apps/calc") || len(after) != 4 {
+		t.Errorf("other sources: exit %d, %d predictions, %q", code, len(after), stderr)
+	}
 }
 
 func TestRunResumeReproducesSamples(t *testing.T) {

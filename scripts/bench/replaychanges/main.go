@@ -11,40 +11,33 @@ package main
 
 import (
 	"bufio"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"actor/generate"
 	"actor/gguf"
 	"actor/models"
 	"actor/tokenizer"
 )
 
+// block is a retrieved block by place, its score left out: the same lines
+// ranked anew are the same block.
 type block struct {
-	Path       string `json:"path"`
+	Path       string
 	Start, End int
 }
 
-type event struct {
-	Changed   bool    `json:"changed"`
-	Before    []block `json:"before"`
-	After     []block `json:"after"`
-	Evaluated int     `json:"evaluated"`
-	PrefillMs float64 `json:"prefill_ms"`
-}
-
-type trace struct {
-	Task     string `json:"task"`
-	Attempts []struct {
-		Query  string  `json:"query"`
-		Events []event `json:"tokens"`
-	} `json:"attempts"`
+func blocks(bs []generate.Block) []block {
+	out := make([]block, len(bs))
+	for i, b := range bs {
+		out[i] = block{b.Path, b.Start, b.End}
+	}
+	return out
 }
 
 // totals sums the replay.
@@ -87,20 +80,13 @@ func run(traces, tasks, repos, model string) error {
 	if err != nil {
 		return err
 	}
-	r, err := openTraces(traces)
+	trs, _, err := generate.LastTraces(traces, nil)
 	if err != nil {
 		return err
 	}
-	defer r.Close()
 	rp := &replay{tok: tok, lines: map[string][]string{}}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 1<<28)
 	var t totals
-	for sc.Scan() {
-		var tr trace
-		if err := json.Unmarshal(sc.Bytes(), &tr); err != nil {
-			return fmt.Errorf("%s: %w", traces, err)
-		}
+	for _, tr := range trs {
 		root := filepath.Join(repos, projects[tr.Task])
 		for _, a := range tr.Attempts {
 			for i, e := range a.Events {
@@ -111,9 +97,6 @@ func run(traces, tasks, repos, model string) error {
 				}
 			}
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s: %w", traces, err)
 	}
 	set := t.changes - t.reorders
 	fmt.Printf("recorded: %d changes, %d tokens re-prefilled (%.0f per change), %.0f ms\n", t.changes, t.measured, per(t.measured, t.changes), t.allMs)
@@ -132,16 +115,17 @@ type replay struct {
 }
 
 // change replays one recorded change: gen tokens were generated before it.
-func (rp *replay) change(t *totals, root, targetPrompt string, gen int, e event) error {
+func (rp *replay) change(t *totals, root, targetPrompt string, gen int, e generate.TokenEvent) error {
+	before, after := blocks(e.Before), blocks(e.After)
 	t.changes++
 	t.allMs += e.PrefillMs
 	t.measured += e.Evaluated - 1 // the replacement's step is not re-prefill
 	stays := map[block]bool{}
-	for _, b := range e.After {
+	for _, b := range after {
 		stays[b] = true
 	}
-	same := len(e.Before) == len(e.After)
-	for _, b := range e.Before {
+	same := len(before) == len(after)
+	for _, b := range before {
 		same = same && stays[b]
 	}
 	if same {
@@ -151,26 +135,26 @@ func (rp *replay) change(t *totals, root, targetPrompt string, gen int, e event)
 	}
 	t.measuredSet += e.Evaluated - 1
 	t.setMs += e.PrefillMs
-	after, err := rp.render(root, e.After)
+	texts, err := rp.render(root, after)
 	if err != nil {
 		return err
 	}
 	// The target's path line is a few tokens; "x.py" stands for it.
-	full := len(rp.tok.Encode(strings.Join(after, "\n\n")+"\n\n# file path: x.py\n\n"+targetPrompt, true)) + gen
+	full := len(rp.tok.Encode(strings.Join(texts, "\n\n")+"\n\n# file path: x.py\n\n"+targetPrompt, true)) + gen
 	k := 0 // the stable layout keeps the leading blocks that stay
-	for k < len(e.Before) && stays[e.Before[k]] {
+	for k < len(before) && stays[before[k]] {
 		k++
 	}
 	j := 0 // the ranked layout keeps the leading blocks that did not move
-	for j < len(e.Before) && j < len(e.After) && e.Before[j] == e.After[j] {
+	for j < len(before) && j < len(after) && before[j] == after[j] {
 		j++
 	}
-	kept, err := rp.prefix(root, e.Before[:k])
+	kept, err := rp.prefix(root, before[:k])
 	if err != nil {
 		return err
 	}
 	t.stableEst += max(1, full-kept)
-	same0, err := rp.prefix(root, e.Before[:j])
+	same0, err := rp.prefix(root, before[:j])
 	if err != nil {
 		return err
 	}
@@ -239,24 +223,4 @@ func readProjects(path string) (map[string]string, error) {
 		out[fmt.Sprint(t.TaskID)] = t.Project
 	}
 	return out, sc.Err()
-}
-
-// openTraces opens a JSONL file, gunzipping it when its name ends in .gz.
-func openTraces(path string) (io.ReadCloser, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	if !strings.HasSuffix(path, ".gz") {
-		return f, nil
-	}
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return struct {
-		io.Reader
-		io.Closer
-	}{z, f}, nil
 }
