@@ -32,8 +32,8 @@ type Worker struct {
 	set     *dataset.Set
 	sources map[string]string // SourcesHash by project root, hashed once
 	spec    string            // the open pipeline's spec (specKey)
-	pl     *pipeline.Pipeline
-	runner *pipeline.Runner
+	pl      *pipeline.Pipeline
+	runner  *pipeline.Runner
 }
 
 // Handle generates an item's samples; it refuses an item whose run's
