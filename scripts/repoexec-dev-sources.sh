@@ -6,6 +6,12 @@
 # replication/test-apps (checked with diff -r when these pins were chosen).
 # Each download is checked against its SHA-256.
 #
+# Enough for the harness (the tests pass the same), not for generation:
+# the releases lack the projects' tests/ and other files codamosa's folder
+# has, so retrieval reads other blocks there. Every result under results/
+# was generated over codamosa's folder; a run's run.json records each
+# project's sources SHA-256 and refuses to continue over the other layout.
+#
 # Usage: scripts/repoexec-dev-sources.sh DEST
 #   then: actor bench run --repos DEST ... (DEST/test-apps/<project>/<package>)
 set -euo pipefail

@@ -185,7 +185,7 @@ func TestTable1RunsInTurnsResumesAndReports(t *testing.T) {
 	testsupport.CheckPNG(t, filepath.Join(p.ReportDir(), "table1.png"), 300)
 	readme, _ := os.ReadFile(filepath.Join(p.ReportDir(), "README.md"))
 	sum, _ := models.SHA256File(s.ModelFile)
-	contains(t, "README.md", string(readme), "actor experiment x", "3 of the 5 in the data", "n = 2 instead of 5", sum,
+	contains(t, "README.md", string(readme), "actor experiment x", "3 of the 5 in the data", "holds them whole): alpha a0123456789a, beta b0123456789a\n", "n = 2 instead of 5", sum,
 		"| ACToR | runs/actor | 6 of 6 | 6 |", "actor run --benchmark repoexec", "logical cores")
 	// The same folder with other flags is refused before anything runs.
 	other := s

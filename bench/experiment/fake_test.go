@@ -167,6 +167,6 @@ func settings(t *testing.T) Settings {
 	os.WriteFile(filepath.Join(data, "tasks.jsonl"), []byte(`{"task_id": 1}`+"\n"), 0o644)
 	return Settings{Benchmark: "repoexec", Data: data, Repos: "REPOS", Model: model, ModelFile: model, Out: filepath.Join(dir, "out"),
 		N: 2, Temperature: 0.6, Tasks: []string{"1", "2", "3"}, AllTasks: 5,
-		Projects: map[string]string{"1": "alpha", "2": "alpha", "3": "beta"}, Step: 2, Probe: probe, Labels: "LABELS",
+		Projects: map[string]string{"1": "alpha", "2": "alpha", "3": "beta"}, Sources: map[string]string{"beta": "b0123456789abcdef", "alpha": "a0123456789abcdef"}, Step: 2, Probe: probe, Labels: "LABELS",
 		Entropies: []float64{0.6, 0.8}, Influences: []float64{0.05}, Command: "actor experiment x"}
 }

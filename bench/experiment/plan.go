@@ -46,6 +46,10 @@ type Settings struct {
 	Tasks    []string
 	AllTasks int
 	Projects map[string]string
+	// Sources is each project's sources SHA-256 as retrieval reads them
+	// (pipeline.SourcesHash), for the README: runs over another layout of
+	// a project (without its tests/, say) retrieve other blocks.
+	Sources map[string]string
 	// Step is how many tasks each configuration generates before the next
 	// one takes its turn.
 	Step int

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -58,6 +59,13 @@ func (p *Plan) readme(m Machine, rows []row) ([]byte, error) {
 		return nil, err
 	}
 	fmt.Fprintf(&b, "- benchmark %s: data %s, repositories %s\n", s.Benchmark, s.Data, s.Repos)
+	if len(s.Sources) > 0 {
+		var per []string
+		for _, pr := range slices.Sorted(maps.Keys(s.Sources)) {
+			per = append(per, fmt.Sprintf("%s %.12s", pr, s.Sources[pr]))
+		}
+		fmt.Fprintf(&b, "- sources SHA-256 per project (the files retrieval reads; each run's run.json holds them whole): %s\n", strings.Join(per, ", "))
+	}
 	fmt.Fprintf(&b, "- model %s: file %s, SHA-256 %s\n", s.Model, filepath.Base(s.ModelFile), modelSHA)
 	fmt.Fprintf(&b, "- tasks: %d of the %d in the data; n = %d samples per task; temperature %s; seed %d\n", len(s.Tasks), s.AllTasks, s.N, num(s.Temperature), s.Seed)
 	if cut := p.cuts(); cut != "" {

@@ -18,6 +18,7 @@ import (
 	"actor/bench/experiment"
 	"actor/models"
 	"actor/pipeline"
+	"actor/queue"
 
 	"github.com/spf13/cobra"
 )
@@ -115,6 +116,9 @@ func runExperiment(cmd *cobra.Command, name string, stdout, stderr io.Writer) er
 	}
 	if models.Lookup(s.Model) == nil {
 		s.Model = s.ModelFile
+	}
+	if s.Sources, err = queue.ProjectSources(tasks, s.Repos, nil); err != nil {
+		return fmt.Errorf("experiment: %w", err)
 	}
 	plan, err := experiment.New(name, s)
 	if err != nil {

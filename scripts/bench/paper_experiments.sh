@@ -4,7 +4,10 @@
 # again after an interruption and every experiment continues where it
 # stopped (finished ones only render their reports again).
 #   REPOS=DIR [LABELS=DIR] scripts/bench/paper_experiments.sh [OUT]
-# REPOS: the folder holding test-apps/ (the projects' sources); LABELS: the
+# REPOS: the folder holding test-apps/ (the projects' sources: codamosa's
+# replication/test-apps, as Table I used, with each project's tests/; the
+# package-only layout of scripts/repoexec-dev-sources.sh retrieves other
+# blocks and the runs refuse to continue over it); LABELS: the
 # labels the shipped probe was trained from, for the ablation and grid
 # probes (default probes/labels-qwen05b, committed; probes/README.md). Needs make build, the models pulled and the
 # benchmark environments made (actor bench setup).
