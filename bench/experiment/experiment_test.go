@@ -198,7 +198,7 @@ func TestTable1RunsInTurnsResumesAndReports(t *testing.T) {
 
 // A results folder moved to another machine, where the data and the
 // repositories lie elsewhere, continues; other data in a folder of the
-// same name is refused, and so is another probe.
+// same name is refused, and so are another probe and other sources.
 func TestRunFoldersMoveWithTheirResults(t *testing.T) {
 	s := settings(t)
 	p, _ := New("table1", s)
@@ -225,9 +225,28 @@ func TestRunFoldersMoveWithTheirResults(t *testing.T) {
 		t.Errorf("other data: %d calls, %v", len(calls), err)
 	}
 	os.WriteFile(filepath.Join(data, "tasks.jsonl"), tasks, 0o644)
+	probeBytes, _ := os.ReadFile(moved.Probe)
 	os.WriteFile(moved.Probe, []byte("another probe"), 0o644)
 	if calls, err := execute(t, q, -1); err == nil || len(calls) != 0 || !strings.Contains(err.Error(), "another probe") {
 		t.Errorf("other probe: %d calls, %v", len(calls), err)
+	}
+	// The projects laid out otherwise (beta without its tests/): refused,
+	// naming the project; a project the record has not seen is added.
+	os.WriteFile(moved.Probe, probeBytes, 0o644)
+	relaid := moved
+	relaid.Sources = map[string]string{"alpha": s.Sources["alpha"], "beta": "b-without-tests", "gamma": "g1"}
+	r, _ := New("table1", relaid)
+	if calls, err := execute(t, r, -1); err == nil || len(calls) != 0 || !strings.Contains(err.Error(), "other sources of beta (SHA-256 b0123456789a, now b-without-te") {
+		t.Errorf("other sources: %d calls, %v", len(calls), err)
+	}
+	relaid.Sources["beta"] = s.Sources["beta"]
+	r, _ = New("table1", relaid)
+	if calls, err := execute(t, r, -1); err != nil || len(calls) != 0 {
+		t.Fatalf("a new project: %d calls, %v", len(calls), err)
+	}
+	rec, _ := os.ReadFile(filepath.Join(r.RunDir("actor"), configFile))
+	if !strings.Contains(string(rec), `"gamma": "g1"`) || !strings.Contains(string(rec), `"beta": "b0123456789abcdef"`) {
+		t.Errorf("record:\n%s", rec)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -32,6 +33,11 @@ type runConfig struct {
 	// ProbeSHA256 is the SHA-256 of the --probe file, if any: a probe
 	// file replaced under the same name is another configuration.
 	ProbeSHA256 string `json:"probe_sha256,omitempty"`
+	// Sources is each project's sources SHA-256 (Settings.Sources): the
+	// same folder name laid out with other files (a project without its
+	// tests/) gives retrieval other blocks. Projects are added as runs
+	// reach them; a record without them adopts the current ones.
+	Sources map[string]string `json:"sources,omitempty"`
 	// Version is keyVersion when the record was written.
 	Version int `json:"version,omitempty"`
 }
@@ -103,7 +109,7 @@ func dataDigest(path string) (string, error) {
 
 // identity is what run r's folder must hold.
 func (p *Plan) identity(r Run) (runConfig, error) {
-	want := runConfig{Key: portableKey(p.key(r)), Version: keyVersion}
+	want := runConfig{Key: portableKey(p.key(r)), Sources: maps.Clone(p.Settings.Sources), Version: keyVersion}
 	sum, err := dataDigest(p.Settings.Data)
 	if err != nil {
 		return want, fmt.Errorf("--data: %w", err)
@@ -150,6 +156,18 @@ func (p *Plan) claim(r Run) error {
 		}
 		if have.DataSHA256 != "" && have.DataSHA256 != want.DataSHA256 {
 			return fmt.Errorf("%s holds samples of other benchmark data (SHA-256 %s, now %s of %s): use another --out", dir, have.DataSHA256, want.DataSHA256, p.Settings.Data)
+		}
+		for _, pr := range slices.Sorted(maps.Keys(have.Sources)) {
+			now, ok := want.Sources[pr]
+			if !ok {
+				if want.Sources == nil {
+					want.Sources = map[string]string{}
+				}
+				want.Sources[pr] = have.Sources[pr]
+			} else if now != have.Sources[pr] {
+				return fmt.Errorf("%s holds samples retrieved from other sources of %s (SHA-256 %.12s, now %.12s under %s): lay the project out as before, or use another --out",
+					dir, pr, have.Sources[pr], now, p.Settings.Repos)
+			}
 		}
 		if string(data) == string(encodeConfig(want)) {
 			return nil
