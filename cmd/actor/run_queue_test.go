@@ -19,7 +19,8 @@ import (
 // three worker processes, kills one of them with SIGKILL mid-run, and
 // checks that the merged predictions are a local run's with the same seed:
 // every sample, once, with the same code. A fourth worker, whose task file
-// differs from the run's, refuses its item, and the coordinator says why.
+// differs from the run's, refuses its item, and the coordinator says why;
+// so does a fifth, whose copy of the project differs.
 func TestRunOnQueue(t *testing.T) {
 	data, repos := runFixture(t)
 	url := natstest.JetStream(t)
@@ -32,14 +33,24 @@ func TestRunOnQueue(t *testing.T) {
 	}
 
 	coord, coordErr := startActor(t, append(base, "--out", queued, "--queue", url)...)
-	worker := func(data string) []string {
+	workerOn := func(data, repos string) []string {
 		return []string{"worker", "--queue", url, "--data", data, "--repos", repos, "--model", tinyModel, "--threads", "1", "--ack-wait", "3s"}
 	}
+	worker := func(data string) []string { return workerOn(data, repos) }
 	other := t.TempDir()
 	tasks, _ := os.ReadFile(filepath.Join(data, "tasks.jsonl"))
 	os.WriteFile(filepath.Join(other, "tasks.jsonl"), append(tasks, '\n'), 0o644)
 	if _, e, c := runActor(t, worker(other)...); c == 0 || !strings.Contains(e, "differ from the run's: data SHA-256") {
 		t.Fatalf("a worker with other task files: exit %d, %s", c, e)
+	}
+	// A worker whose copy of the project has a file more for retrieval.
+	otherRepos := t.TempDir()
+	if err := os.CopyFS(otherRepos, os.DirFS(repos)); err != nil {
+		t.Fatal(err)
+	}
+	testsupport.WriteTree(t, otherRepos, map[string]string{"calc/tests/test_ops.py": "assert True\n"})
+	if _, e, c := runActor(t, workerOn(data, otherRepos)...); c == 0 || !strings.Contains(e, "differ from the run's: test-apps/calc sources SHA-256") {
+		t.Fatalf("a worker with other sources: exit %d, %s", c, e)
 	}
 	// Three workers, their logs in files the test reads while they run.
 	logs := make([]string, 3)
