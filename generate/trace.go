@@ -189,9 +189,10 @@ func TracesFile(dir string) string {
 	return path
 }
 
-// LastTraces reads a run's traces file (gzipped when its name ends in .gz) (a missing file has none) and
-// returns each sample's last trace, as a resumed run appends, in the order
-// the samples first appear; keep, when not nil, chooses the samples.
+// LastTraces reads a run's traces file (gzipped when its name ends in
+// .gz; a missing file has none) and returns each sample's last trace, as
+// a resumed run appends, in the order the samples first appear; keep,
+// when not nil, chooses the samples.
 // unreadable counts the lines that are not a trace.
 func LastTraces(path string, keep func(task string, sample int) bool) (traces []Trace, unreadable int, err error) {
 	type key struct {

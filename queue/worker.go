@@ -51,15 +51,15 @@ func (w *Worker) Handle(ctx context.Context, it *Item) ([]Output, error) {
 	if task == nil {
 		return nil, fmt.Errorf("no task %q in the worker's data", it.Task)
 	}
-	if err := w.open(ctx, sp, task); err != nil {
-		return nil, err
-	}
 	own, err := ProjectSources([]*dataset.Task{task}, w.Repos, w.sources)
 	if err != nil {
 		return nil, err
 	}
 	if diff := sp.Identity.sourcesDiff(own); len(diff) > 0 {
-		return nil, fmt.Errorf("the worker's files differ from the run's: %s", strings.Join(diff, "; "))
+		return nil, fmt.Errorf("the worker's files differ from the run's: %s (--repos %s)", strings.Join(diff, "; "), w.Repos)
+	}
+	if err := w.open(ctx, sp, task); err != nil {
+		return nil, err
 	}
 	jobs := make([]pipeline.Job, len(it.Samples))
 	for i, s := range it.Samples {
@@ -122,9 +122,12 @@ func (w *Worker) open(ctx context.Context, sp *Spec, task *dataset.Task) error {
 	return nil
 }
 
-// specKey is what of a spec the pipeline depends on.
+// specKey is what of a spec the pipeline depends on: not the sources,
+// which differ between runs over other tasks and are checked per item.
 func specKey(sp *Spec) string {
-	b, _ := json.Marshal([]any{sp.Method, sp.MethodName, sp.Config, sp.ContextLength, sp.Identity})
+	id := sp.Identity
+	id.Sources = nil
+	b, _ := json.Marshal([]any{sp.Method, sp.MethodName, sp.Config, sp.ContextLength, id})
 	return string(b)
 }
 

@@ -124,7 +124,8 @@ func (s *Server) runTrace(w http.ResponseWriter, dir, task, sample string) {
 	}
 	traces, _, err := generate.LastTraces(path, func(t string, i int) bool { return t == task && i == n })
 	if err != nil {
-		writeError(w, err)
+		fmt.Fprintf(s.cfg.Log, "serve: %v\n", err)
+		writeError(w, &apiError{http.StatusInternalServerError, "server_error", "the run's traces cannot be read (the server's log says why)"})
 		return
 	}
 	if len(traces) == 0 {

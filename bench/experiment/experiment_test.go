@@ -236,7 +236,7 @@ func TestRunFoldersMoveWithTheirResults(t *testing.T) {
 	relaid := moved
 	relaid.Sources = map[string]string{"alpha": s.Sources["alpha"], "beta": "b-without-tests", "gamma": "g1"}
 	r, _ := New("table1", relaid)
-	if calls, err := execute(t, r, -1); err == nil || len(calls) != 0 || !strings.Contains(err.Error(), "other sources of beta (SHA-256 b0123456789a, now b-without-te") {
+	if calls, err := execute(t, r, -1); err == nil || len(calls) != 0 || !strings.Contains(err.Error(), "retrieved from other sources (beta SHA-256 b0123456789a, now b-without-te, under") {
 		t.Errorf("other sources: %d calls, %v", len(calls), err)
 	}
 	relaid.Sources["beta"] = s.Sources["beta"]

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"actor/bench/results"
 	"actor/models"
@@ -124,7 +125,9 @@ func (p *Plan) identity(r Run) (runConfig, error) {
 }
 
 // claim records the run's configuration in its folder, or checks that the
-// folder holds samples of this configuration. A record written before
+// folder holds samples of this configuration: the same flags, data and
+// probe, and for every project both know the same sources (projects new
+// to the record are added). A record written before
 // paths were cut (absolute paths, no data digest) or before the key's
 // flags meant what they mean now (keyVersion) is read as its current form
 // and rewritten.
@@ -157,6 +160,7 @@ func (p *Plan) claim(r Run) error {
 		if have.DataSHA256 != "" && have.DataSHA256 != want.DataSHA256 {
 			return fmt.Errorf("%s holds samples of other benchmark data (SHA-256 %s, now %s of %s): use another --out", dir, have.DataSHA256, want.DataSHA256, p.Settings.Data)
 		}
+		var moved []string
 		for _, pr := range slices.Sorted(maps.Keys(have.Sources)) {
 			now, ok := want.Sources[pr]
 			if !ok {
@@ -165,9 +169,12 @@ func (p *Plan) claim(r Run) error {
 				}
 				want.Sources[pr] = have.Sources[pr]
 			} else if now != have.Sources[pr] {
-				return fmt.Errorf("%s holds samples retrieved from other sources of %s (SHA-256 %.12s, now %.12s under %s): lay the project out as before, or use another --out",
-					dir, pr, have.Sources[pr], now, p.Settings.Repos)
+				moved = append(moved, fmt.Sprintf("%s SHA-256 %.12s, now %.12s", pr, have.Sources[pr], now))
 			}
+		}
+		if len(moved) > 0 {
+			return fmt.Errorf("%s holds samples retrieved from other sources (%s, under %s): lay the projects out as before, or use another --out",
+				dir, strings.Join(moved, "; "), p.Settings.Repos)
 		}
 		if string(data) == string(encodeConfig(want)) {
 			return nil
@@ -179,4 +186,30 @@ func (p *Plan) claim(r Run) error {
 func encodeConfig(c runConfig) []byte {
 	b, _ := json.MarshalIndent(c, "", "  ")
 	return append(b, '\n')
+}
+
+// recordedSources is what the run folders' records say their samples were
+// retrieved from: per project, the distinct sources SHA-256 (one, unless
+// folders made over different layouts are read together).
+func (p *Plan) recordedSources() (map[string][]string, error) {
+	out := map[string][]string{}
+	for _, r := range p.Runs {
+		data, err := os.ReadFile(filepath.Join(p.RunDir(r.Name), configFile))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		var c runConfig
+		if err := json.Unmarshal(data, &c); err != nil {
+			return nil, fmt.Errorf("%s: %v", filepath.Join(p.RunDir(r.Name), configFile), err)
+		}
+		for pr, h := range c.Sources {
+			if !slices.Contains(out[pr], h) {
+				out[pr] = append(out[pr], h)
+			}
+		}
+	}
+	return out, nil
 }

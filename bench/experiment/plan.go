@@ -47,8 +47,9 @@ type Settings struct {
 	AllTasks int
 	Projects map[string]string
 	// Sources is each project's sources SHA-256 as retrieval reads them
-	// (pipeline.SourcesHash), for the README: runs over another layout of
-	// a project (without its tests/, say) retrieve other blocks.
+	// (pipeline.SourcesHash), recorded in and checked against every run
+	// folder: runs over another layout of a project (without its tests/,
+	// say) retrieve other blocks. Empty when only rendering.
 	Sources map[string]string
 	// Step is how many tasks each configuration generates before the next
 	// one takes its turn.

@@ -59,12 +59,24 @@ func (p *Plan) readme(m Machine, rows []row) ([]byte, error) {
 		return nil, err
 	}
 	fmt.Fprintf(&b, "- benchmark %s: data %s, repositories %s\n", s.Benchmark, s.Data, s.Repos)
-	if len(s.Sources) > 0 {
+	sources, err := p.recordedSources()
+	if err != nil {
+		return nil, err
+	}
+	if len(sources) > 0 {
 		var per []string
-		for _, pr := range slices.Sorted(maps.Keys(s.Sources)) {
-			per = append(per, fmt.Sprintf("%s %.12s", pr, s.Sources[pr]))
+		for _, pr := range slices.Sorted(maps.Keys(sources)) {
+			var hs []string
+			for _, h := range sources[pr] {
+				hs = append(hs, fmt.Sprintf("%.12s", h))
+			}
+			note := ""
+			if len(hs) > 1 {
+				note = " (differ between run folders)"
+			}
+			per = append(per, fmt.Sprintf("%s %s%s", pr, strings.Join(hs, " / "), note))
 		}
-		fmt.Fprintf(&b, "- sources SHA-256 per project (the files retrieval reads; each run's run.json holds them whole): %s\n", strings.Join(per, ", "))
+		fmt.Fprintf(&b, "- sources SHA-256 per project, as the run folders record them (the files retrieval reads; experiment.json holds them whole): %s\n", strings.Join(per, ", "))
 	}
 	fmt.Fprintf(&b, "- model %s: file %s, SHA-256 %s\n", s.Model, filepath.Base(s.ModelFile), modelSHA)
 	fmt.Fprintf(&b, "- tasks: %d of the %d in the data; n = %d samples per task; temperature %s; seed %d\n", len(s.Tasks), s.AllTasks, s.N, num(s.Temperature), s.Seed)

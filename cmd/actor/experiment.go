@@ -117,8 +117,10 @@ func runExperiment(cmd *cobra.Command, name string, stdout, stderr io.Writer) er
 	if models.Lookup(s.Model) == nil {
 		s.Model = s.ModelFile
 	}
-	if s.Sources, err = queue.ProjectSources(tasks, s.Repos, nil); err != nil {
-		return fmt.Errorf("experiment: %w", err)
+	if !f.reportOnly && !f.dryRun { // rendering needs no repositories
+		if s.Sources, err = queue.ProjectSources(tasks, s.Repos, nil); err != nil {
+			return fmt.Errorf("experiment: %w", err)
+		}
 	}
 	plan, err := experiment.New(name, s)
 	if err != nil {

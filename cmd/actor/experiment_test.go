@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,6 +65,19 @@ func TestExperimentTable1OnFixture(t *testing.T) {
 	if code != 0 || strings.Contains(stderr, "experiment: actor run") || strings.Contains(stderr, "experiment: actor bench") ||
 		strings.Count(stderr, "every sample tested") != 5 {
 		t.Errorf("second run: exit %d\n%s", code, stderr)
+	}
+	// The report renders where the repositories are not (a results folder
+	// read on another machine), naming the sources the runs recorded.
+	readme, _ := os.ReadFile(filepath.Join(out, "table1", "README.md"))
+	rendered := append(args[:len(args):len(args)], "--report-only")
+	rendered[slices.Index(rendered, "--repos")+1] = filepath.Join(t.TempDir(), "gone")
+	if _, stderr, code := runActor(t, rendered...); code != 0 {
+		t.Errorf("--report-only without the repositories: exit %d\n%s", code, stderr)
+	}
+	again, _ := os.ReadFile(filepath.Join(out, "table1", "README.md"))
+	sources := regexp.MustCompile("test-apps/calc [0-9a-f]{12}\n").Find(readme)
+	if sources == nil || !bytes.Contains(again, sources) {
+		t.Errorf("sources in README.md before:\n%s\nafter --report-only:\n%s", readme, again)
 	}
 	_, stderr, code = runActor(t, "experiment", "table9", "--out", out)
 	if code == 0 || !strings.Contains(stderr, `no experiment "table9"`) {

@@ -58,7 +58,8 @@ skipped, and sampling is seeded by task and sample index, so an interrupted
 run continues where it stopped with the same results. OUT/run.json records
 each method name's settings (switches, sampling, the model's, probe's and
 tasks' SHA-256, and per project the SHA-256 of the sources retrieval
-reads); continuing with other settings under the same name is refused. With --trace, each sample's trace goes to OUT/traces.jsonl.
+reads); continuing with other settings under the same name is refused.
+With --trace, each sample's trace goes to OUT/traces.jsonl.
 
 Then the harness tests the predictions (as 'actor bench run' does) into
 OUT/eval: pass@1/3/5 and the time table in OUT/eval/summary.md. --no-eval

@@ -14,8 +14,8 @@ import (
 
 // runSpec is how this actor run generates method's samples: its resolved
 // switches, sampling configuration and the hashes of the model, probe and
-// task files and of the sources of the tasks' projects. The run folder records it (claimRunFolder) and every queue
-// item carries it.
+// task files and of the sources of the tasks' projects. The run folder
+// records it (claimRunFolder) and every queue item carries it.
 func runSpec(set *dataset.Set, tasks []*dataset.Task, method string, cfg generate.Config) (queue.Spec, error) {
 	f := &runFlags
 	file, err := models.Resolve(f.model)

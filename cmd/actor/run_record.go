@@ -49,9 +49,10 @@ func sampleSpec(s queue.Spec) queue.Spec {
 // claimRunFolder checks spec against the record in out: a method name
 // recorded with other settings, or with other sources for a project it
 // runs, is refused, naming what differs; a new name, or a project the
-// method has not run yet, is added. A folder with samples but no record (made before
-// records) adopts spec for every method in it, with a note on w, since
-// nothing tells what its samples were made with.
+// method has not run yet, is added (pinned from then on, samples or
+// not). A folder with samples but no record (made before records)
+// adopts spec for every method in it, with a note on w, since nothing
+// tells what its samples were made with.
 func claimRunFolder(out string, spec queue.Spec, hasSamples bool, w io.Writer) error {
 	file := filepath.Join(out, runRecordFile)
 	rec := runRecord{Version: runRecordVersion, Methods: map[string]queue.Spec{}}
@@ -81,7 +82,7 @@ func claimRunFolder(out string, spec queue.Spec, hasSamples bool, w io.Writer) e
 		recorded := old // with the projects new to it, so only common ones compare
 		recorded.Identity.Sources, _ = mergeSources(want.Identity.Sources, old.Identity.Sources)
 		if diff := specDiff(recorded, want); diff != "" {
-			return fmt.Errorf("run: %s holds %s samples made otherwise (%s); give the same flags (and sources) to continue, or another --out", out, spec.MethodName, diff)
+			return fmt.Errorf("run: %s holds %s samples made otherwise (%s); give the same flags and the same project layout under --repos to continue, or another --out", out, spec.MethodName, diff)
 		}
 		if !added {
 			return nil

@@ -35,8 +35,8 @@ server has stored its result. A worker killed mid-item loses nothing: the
 item goes to another worker once its ack deadline (--ack-wait) passes;
 while an item runs, the deadline is pushed back.
 
-An item whose run's model, probe or task files, or the sources of its task's
-project, hash (SHA-256) otherwise than this worker's is refused: the coordinator is told why and gives the item to
+An item whose run's model, probe or task files, or the sources of its
+task's project, hash (SHA-256) otherwise than this worker's is refused: the coordinator is told why and gives the item to
 another worker, and this worker stops with the reason. SIGINT or SIGTERM
 stops the worker after handing its current item back.`,
 	Args: cobra.NoArgs,

@@ -32,6 +32,7 @@ type block struct {
 	Start, End int
 }
 
+// blocks keys a trace's blocks by place.
 func blocks(bs []generate.Block) []block {
 	out := make([]block, len(bs))
 	for i, b := range bs {
@@ -80,9 +81,15 @@ func run(traces, tasks, repos, model string) error {
 	if err != nil {
 		return err
 	}
-	trs, _, err := generate.LastTraces(traces, nil)
+	if _, err := os.Stat(traces); err != nil {
+		return err
+	}
+	trs, unreadable, err := generate.LastTraces(traces, nil)
 	if err != nil {
 		return err
+	}
+	if unreadable > 0 {
+		return fmt.Errorf("%s: %d lines are not traces", traces, unreadable)
 	}
 	rp := &replay{tok: tok, lines: map[string][]string{}}
 	var t totals
