@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 	"actor/bench/predictions"
 	"actor/generate"
 	"actor/pipeline"
+	"actor/sources"
 )
 
 // Identity is what a run's samples depend on besides its switches: the
@@ -202,10 +202,9 @@ func (id Identity) mismatch(own Identity) string {
 // in the run (projects the run did not hash are not compared).
 func (id Identity) sourcesDiff(own map[string]string) []string {
 	var diff []string
-	for _, project := range slices.Sorted(maps.Keys(own)) {
-		if run, ok := id.Sources[project]; ok && run != own[project] {
-			diff = append(diff, fmt.Sprintf("%s sources SHA-256 %.12s, the run's %.12s", project, own[project], run))
-		}
+	_, _, moved := sources.Merge(id.Sources, own)
+	for _, m := range moved {
+		diff = append(diff, fmt.Sprintf("%s sources SHA-256 %.12s, the run's %.12s", m.Project, m.Now, m.Recorded))
 	}
 	return diff
 }

@@ -15,6 +15,7 @@ import (
 
 	"actor/bench/results"
 	"actor/models"
+	"actor/sources"
 )
 
 // configFile records, in a run folder, what made its samples.
@@ -160,22 +161,16 @@ func (p *Plan) claim(r Run) error {
 		if have.DataSHA256 != "" && have.DataSHA256 != want.DataSHA256 {
 			return fmt.Errorf("%s holds samples of other benchmark data (SHA-256 %s, now %s of %s): use another --out", dir, have.DataSHA256, want.DataSHA256, p.Settings.Data)
 		}
-		var moved []string
-		for _, pr := range slices.Sorted(maps.Keys(have.Sources)) {
-			now, ok := want.Sources[pr]
-			if !ok {
-				if want.Sources == nil {
-					want.Sources = map[string]string{}
-				}
-				want.Sources[pr] = have.Sources[pr]
-			} else if now != have.Sources[pr] {
-				moved = append(moved, fmt.Sprintf("%s SHA-256 %.12s, now %.12s", pr, have.Sources[pr], now))
-			}
-		}
+		merged, _, moved := sources.Merge(have.Sources, want.Sources)
 		if len(moved) > 0 {
+			var names []string
+			for _, m := range moved {
+				names = append(names, m.String())
+			}
 			return fmt.Errorf("%s holds samples retrieved from other sources (%s, under %s): lay the projects out as before, or use another --out",
-				dir, strings.Join(moved, "; "), p.Settings.Repos)
+				dir, strings.Join(names, "; "), p.Settings.Repos)
 		}
+		want.Sources = merged
 		if string(data) == string(encodeConfig(want)) {
 			return nil
 		}

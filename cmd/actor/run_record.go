@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -15,6 +14,7 @@ import (
 
 	"actor/bench/results"
 	"actor/queue"
+	"actor/sources"
 )
 
 // runRecordFile names the record in a run folder of how each method's
@@ -77,19 +77,23 @@ func claimRunFolder(out string, spec queue.Spec, hasSamples bool, w io.Writer) e
 	}
 	want := sampleSpec(spec)
 	if old, ok := rec.Methods[spec.MethodName]; ok {
-		var added bool
-		want.Identity.Sources, added = mergeSources(old.Identity.Sources, want.Identity.Sources)
-		recorded := old // with the projects new to it, so only common ones compare
-		recorded.Identity.Sources, _ = mergeSources(want.Identity.Sources, old.Identity.Sources)
-		if diff := specDiff(recorded, want); diff != "" {
-			return fmt.Errorf("run: %s holds %s samples made otherwise (%s); give the same flags and the same project layout under --repos to continue, or another --out", out, spec.MethodName, diff)
+		merged, added, moved := sources.Merge(old.Identity.Sources, want.Identity.Sources)
+		oldRest, wantRest := old, want // sources compare project by project
+		oldRest.Identity.Sources, wantRest.Identity.Sources = nil, nil
+		diff := specDiff(oldRest, wantRest)
+		for _, m := range moved {
+			diff = append(diff, fmt.Sprintf("identity.sources.%s: %q → %q", m.Project, m.Recorded, m.Now))
 		}
-		if !added {
+		if len(diff) > 0 {
+			return fmt.Errorf("run: %s holds %s samples made otherwise (%s); give the same flags and the same project layout under --repos to continue, or another --out", out, spec.MethodName, strings.Join(diff, "; "))
+		}
+		if len(added) == 0 {
 			return nil
 		}
 		if hasSamples && len(old.Identity.Sources) == 0 {
 			fmt.Fprintf(w, "actor: note: %s records no sources for %s (an older actor made its samples): recording this command's as theirs\n", file, spec.MethodName)
 		}
+		want.Identity.Sources = merged
 	}
 	rec.Methods[spec.MethodName] = want
 	b, err = json.MarshalIndent(rec, "", "  ")
@@ -99,31 +103,9 @@ func claimRunFolder(out string, spec queue.Spec, hasSamples bool, w io.Writer) e
 	return results.WriteAtomic(file, append(b, '\n'))
 }
 
-// mergeSources is the sources hashes a method's record holds after this
-// command: the command's for the projects it runs (compared with the
-// record's by specDiff), the record's for the others. added is set when
-// the command runs a project the record has no hash for.
-func mergeSources(recorded, now map[string]string) (merged map[string]string, added bool) {
-	merged = maps.Clone(now)
-	for project, h := range recorded {
-		if _, ok := merged[project]; !ok {
-			if merged == nil {
-				merged = map[string]string{}
-			}
-			merged[project] = h
-		}
-	}
-	for project := range now {
-		if _, ok := recorded[project]; !ok {
-			added = true
-		}
-	}
-	return merged, added
-}
-
 // specDiff names the fields where b differs from the recorded a, as
-// "field: recorded → now", or "".
-func specDiff(a, b queue.Spec) string {
+// "field: recorded → now" (none when they agree).
+func specDiff(a, b queue.Spec) []string {
 	fa, fb := flatJSON(a), flatJSON(b)
 	var keys []string
 	for k := range fa {
@@ -141,7 +123,7 @@ func specDiff(a, b queue.Spec) string {
 			diff = append(diff, fmt.Sprintf("%s: %s → %s", k, show(fa[k]), show(fb[k])))
 		}
 	}
-	return strings.Join(diff, "; ")
+	return diff
 }
 
 // flatJSON is v's JSON as dotted paths to leaf values.
