@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Where generation time goes, per method, from the traces of `actor run --trace`.
 
-For each run folder (its traces.jsonl; the last trace of a task/sample wins, as
+For each run folder (its traces.jsonl, or traces.jsonl.gz when only that is
+there, as committed results keep them; the last trace of a task/sample wins, as
 a resumed run may have traced a sample it then generated again) prints one
 Markdown row: samples, generated tokens, and per generated token the time of
 the first prefill, of decoding, and, inside decoding, of ACToR's work: the
@@ -12,14 +13,24 @@ is ACToR's work as a share of plain decoding.
     python3 scripts/bench/overhead.py runs/repoexec-dev-smollm2/{rawprompt,rawrag,repocoder,rlcoder,actor}
 """
 
+import gzip
 import json
 import os
 import sys
 
 
+def traces_file(folder):
+    """The run folder's traces file: traces.jsonl, or its gzipped copy when only that is there."""
+    path = os.path.join(folder, "traces.jsonl")
+    if not os.path.exists(path) and os.path.exists(path + ".gz"):
+        return path + ".gz"
+    return path
+
+
 def rows(folder):
     last = {}
-    with open(os.path.join(folder, "traces.jsonl")) as f:
+    path = traces_file(folder)
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
         for line in f:
             if line.strip():
                 t = json.loads(line)
