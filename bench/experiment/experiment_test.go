@@ -350,7 +350,8 @@ func TestTriggerSetsAnEqualRate(t *testing.T) {
 	rep, _ := os.ReadFile(filepath.Join(q.ReportDir(), "report.md"))
 	// Entropy run: sample 1 of 2 passes on each task: pass@1 50 %.
 	contains(t, "report.md", string(rep), "Entropy threshold: 1.75 nats.", "| ACToR, entropy trigger | 3 | 6 | 0 | 50.00 [50.00, 50.00] |",
-		"| ACToR, entropy trigger | +50.00 [+50.00, +50.00] | +100.0 % | 3 | 0 | 0 | 0.25 |")
+		"| ACToR, entropy trigger | +50.00 [+50.00, +50.00] | +100.0 % | 3 | 0 | 0 | 0.25 |",
+		"## What the context changes brought\n\nNot computed: ")
 	testsupport.CheckPNG(t, filepath.Join(q.ReportDir(), "trigger.png"), 300)
 }
 

@@ -116,6 +116,11 @@ func (p *Plan) body(b *bytes.Buffer, rows []row) ([]string, error) {
 	case "trigger":
 		b.WriteString("## pass@k\n\n" + p.passTable(rows) + "\n## The probe against the entropy trigger\n\n" + p.pairedTable(ref, others))
 		fmt.Fprintf(b, "\n## Triggers\n\nEntropy threshold: %s nats.\n\n%s\n%s", p.entropyThreshold(), p.costTable(rows), kindTable(rows))
+		gold, err := p.goldSection(rows)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString("\n## What the context changes brought\n\n" + gold)
 		return []string{"trigger.png"}, p.passFigure(rows, filepath.Join(dir, "trigger.png"))
 	}
 	return nil, fmt.Errorf("no experiment %q", p.Experiment)
