@@ -450,3 +450,26 @@ func TestTokenKind(t *testing.T) {
 		t.Errorf("critical %v, changed %v", crit, changed)
 	}
 }
+
+// TestReadmeNamesRecordedProbes: trained probes are not committed, so a
+// results folder rendered where they are missing names each probe by the
+// SHA-256 its run folder recorded.
+func TestReadmeNamesRecordedProbes(t *testing.T) {
+	p, _ := New("ablations", settings(t))
+	if _, err := execute(t, p, -1); err != nil {
+		t.Fatal(err)
+	}
+	file := p.ProbeFile("no-mismatch")
+	sum, err := models.SHA256File(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(file); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Render(ThisMachine()); err != nil {
+		t.Fatal(err)
+	}
+	readme, _ := os.ReadFile(filepath.Join(p.ReportDir(), "README.md"))
+	contains(t, "README.md", string(readme), "no-mismatch.probe (trained: ", "SHA-256 "+sum+" (as runs/actor-no-mismatch recorded it")
+}

@@ -3,6 +3,7 @@ package experiment
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -156,7 +157,7 @@ func (p *Plan) probeFacts(b *bytes.Buffer) error {
 	for _, n := range list {
 		sum, err := models.SHA256File(n.file)
 		if err != nil {
-			sum = "not there yet"
+			sum = p.recordedProbe(n.file)
 		}
 		fmt.Fprintf(b, "  - %s (%s): SHA-256 %s\n", filepath.Base(n.file), n.what, sum)
 	}
@@ -168,6 +169,23 @@ func (p *Plan) probeFacts(b *bytes.Buffer) error {
 		}
 	}
 	return nil
+}
+
+// recordedProbe is the SHA-256 that the run folders using probe file
+// recorded, for a file not there (trained probes are not committed: the
+// same command trains them again, bit-identically, from the labels).
+func (p *Plan) recordedProbe(file string) string {
+	for _, r := range p.Runs {
+		if i := slices.Index(r.Args, "--probe"); i < 0 || r.Args[i+1] != file {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(p.RunDir(r.Name), configFile))
+		var c runConfig
+		if err == nil && json.Unmarshal(data, &c) == nil && c.ProbeSHA256 != "" {
+			return c.ProbeSHA256 + " (as runs/" + r.Name + " recorded it; the file is trained again when the experiment runs)"
+		}
+	}
+	return "not there yet"
 }
 
 // sameWeights reports whether two probe files hold the same members and
