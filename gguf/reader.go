@@ -76,6 +76,7 @@ type Error struct {
 	Msg  string
 }
 
+// Error is "gguf: PATH: problem".
 func (e *Error) Error() string { return "gguf: " + e.Path + ": " + e.Msg }
 
 // Open reads and validates the header of the GGUF file at path.
