@@ -306,9 +306,66 @@ func TestVersion0RecordMeansExactACToR(t *testing.T) {
 	if err := json.Unmarshal(b, &now); err != nil || now.Version != keyVersion || !slices.Equal(now.Key, key) {
 		t.Errorf("rewritten record: %s (%v)", b, err)
 	}
-	write(runConfig{Key: before, Version: keyVersion})
+	write(runConfig{Key: before, Version: 1})
 	if err := p.claim(r); err == nil || !strings.Contains(err.Error(), "other flags") {
 		t.Errorf("a version-1 record without --exact: %v", err)
+	}
+}
+
+// Batched samples are shared between experiments only at equal lanes:
+// the ablations at n = 1 get their own reference beside Table I's batched
+// n = 5; a folder refuses other lanes; one lane is the same samples
+// batched or not; a record from before lanes (--batch-samples in its key)
+// adopts them.
+func TestBatchedSamplesShareFoldersAtEqualLanes(t *testing.T) {
+	s := settings(t)
+	s.RunArgs, s.N = []string{"--batch-samples"}, DefaultSamples
+	table1, _ := New("table1", s)
+	one := s
+	one.N = 1
+	abl, _ := New("ablations", one)
+	if table1.Reference != "actor" || abl.Reference != "actor-n1" || abl.Runs[0].Name != "actor-n1" {
+		t.Fatalf("references: table1 %s, ablations at n = 1 %s (first run %s)", table1.Reference, abl.Reference, abl.Runs[0].Name)
+	}
+	unbatched := one
+	unbatched.RunArgs = nil
+	if p, _ := New("ablations", unbatched); p.Reference != "actor" {
+		t.Errorf("unbatched ablations: reference %s, want actor (sample 0 is the same at any n)", p.Reference)
+	}
+	rawprompt := table1.Runs[0]
+	if err := table1.claim(rawprompt); err != nil {
+		t.Fatal(err)
+	}
+	three := s
+	three.N = 3
+	other, _ := New("table1", three)
+	if err := other.claim(rawprompt); err == nil || !strings.Contains(err.Error(), "decoded 5 side by side, not 3") {
+		t.Errorf("claim at other lanes: %v", err)
+	}
+	ablRef := abl.Runs[0]
+	if err := abl.claim(ablRef); err != nil {
+		t.Fatal(err)
+	}
+	same := unbatched
+	same.Probe = s.Probe
+	if p, _ := New("table1", same); p.claim(Run{Name: "actor-n1", Args: ablRef.Args}) != nil {
+		t.Errorf("unbatched n = 1 refused a batched n = 1 folder: %v", p.claim(Run{Name: "actor-n1", Args: ablRef.Args}))
+	}
+	// A version-1 record: --batch-samples in the key, no lanes.
+	file := filepath.Join(table1.RunDir(rawprompt.Name), configFile)
+	want, _ := table1.identity(rawprompt)
+	old := want
+	old.Key = append(slices.Clone(want.Key[:len(want.Key)-2]), "--batch-samples", "--method", "rawprompt")
+	old.Lanes, old.Version = 0, 1
+	b, _ := json.Marshal(old)
+	os.WriteFile(file, b, 0o644)
+	if err := other.claim(rawprompt); err != nil {
+		t.Fatalf("a record without lanes: %v", err)
+	}
+	var now runConfig
+	b, _ = os.ReadFile(file)
+	if err := json.Unmarshal(b, &now); err != nil || now.Lanes != 3 || now.Version != keyVersion || !slices.Equal(now.Key, want.Key) {
+		t.Errorf("rewritten record: %s (%v)", b, err)
 	}
 }
 

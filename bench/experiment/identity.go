@@ -26,8 +26,9 @@ const configFile = "experiment.json"
 // lie, so that a results folder committed on one machine is continued on
 // another.
 type runConfig struct {
-	// Key is every actor run flag but the task list, -n and --threads,
-	// with paths cut to their last element (see portableKey).
+	// Key is every actor run flag but the task list, -n, --threads and
+	// --batch-samples, with paths cut to their last element (see
+	// portableKey).
 	Key []string `json:"key"`
 	// DataSHA256 digests the benchmark data (--data): the same folder name
 	// holding other tasks is another configuration.
@@ -40,6 +41,10 @@ type runConfig struct {
 	// tests/) gives retrieval other blocks. Projects are added as runs
 	// reach them; a record without them adopts the current ones.
 	Sources map[string]string `json:"sources,omitempty"`
+	// Lanes is how many of a task's samples decoded side by side
+	// (Settings.Lanes); 0 in records written before it was kept, which
+	// adopt the current lanes.
+	Lanes int `json:"lanes,omitempty"`
 	// Version is keyVersion when the record was written.
 	Version int `json:"version,omitempty"`
 }
@@ -47,11 +52,15 @@ type runConfig struct {
 // keyVersion numbers what a key's flags mean. Version 0 (no version):
 // --method actor was the paper's exact ACToR, as --method actor --exact
 // is since version 1, when ACToR took its measured levers by default.
-const keyVersion = 1
+// Version 2 moved --batch-samples from the key to Lanes.
+const keyVersion = 2
 
 // currentKey reads a recorded key of version v as today's flags would
 // say it.
 func currentKey(key []string, v int) []string {
+	if v < 2 {
+		key = slices.DeleteFunc(slices.Clone(key), func(a string) bool { return a == batchFlag })
+	}
 	if v >= 1 || slices.Contains(key, "--exact") {
 		return key
 	}
@@ -111,7 +120,7 @@ func dataDigest(path string) (string, error) {
 
 // identity is what run r's folder must hold.
 func (p *Plan) identity(r Run) (runConfig, error) {
-	want := runConfig{Key: portableKey(p.key(r)), Sources: maps.Clone(p.Settings.Sources), Version: keyVersion}
+	want := runConfig{Key: portableKey(p.key(r)), Sources: maps.Clone(p.Settings.Sources), Lanes: p.Settings.Lanes(), Version: keyVersion}
 	sum, err := dataDigest(p.Settings.Data)
 	if err != nil {
 		return want, fmt.Errorf("--data: %w", err)
@@ -126,12 +135,12 @@ func (p *Plan) identity(r Run) (runConfig, error) {
 }
 
 // claim records the run's configuration in its folder, or checks that the
-// folder holds samples of this configuration: the same flags, data and
-// probe, and for every project both know the same sources (projects new
+// folder holds samples of this configuration: the same flags, lanes, data
+// and probe, and for every project both know the same sources (projects new
 // to the record are added). A record written before
 // paths were cut (absolute paths, no data digest) or before the key's
-// flags meant what they mean now (keyVersion) is read as its current form
-// and rewritten.
+// flags meant what they mean now (keyVersion) or without lanes is read as
+// its current form and rewritten.
 func (p *Plan) claim(r Run) error {
 	dir := p.RunDir(r.Name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -157,6 +166,10 @@ func (p *Plan) claim(r Run) error {
 		}
 		if have.ProbeSHA256 != want.ProbeSHA256 {
 			return fmt.Errorf("%s holds samples made with another probe (SHA-256 %s, now %s): use another --out", dir, have.ProbeSHA256, want.ProbeSHA256)
+		}
+		if have.Lanes != 0 && have.Lanes != want.Lanes {
+			return fmt.Errorf("%s holds samples decoded %d side by side, not %d (--batch-samples with another -n: a sample's tokens depend on the samples beside it): use another --out",
+				dir, have.Lanes, want.Lanes)
 		}
 		if have.DataSHA256 != "" && have.DataSHA256 != want.DataSHA256 {
 			return fmt.Errorf("%s holds samples of other benchmark data (SHA-256 %s, now %s of %s): use another --out", dir, have.DataSHA256, want.DataSHA256, p.Settings.Data)

@@ -149,12 +149,41 @@ const EqualRate = "EQUAL_RATE"
 // reference is ACToR with the experiment's probe.
 const reference = "actor"
 
+// DefaultSamples is the experiments' default n (the paper's pass@5).
+const DefaultSamples = 5
+
+// batchFlag decodes a task's samples together (actor run --batch-samples).
+const batchFlag = "--batch-samples"
+
+// Lanes is how many samples of a task decode side by side: n with
+// --batch-samples, else 1. Side by side, a sample's logits round
+// differently (on repacked quantised matrices four or more rows take
+// another kernel than one row alone), so the same seed can draw other
+// tokens: samples are shared between experiments only at equal lanes.
+func (s Settings) Lanes() int {
+	if s.N > 1 && slices.Contains(s.RunArgs, batchFlag) {
+		return s.N
+	}
+	return 1
+}
+
+// referenceName is the reference run's folder name: "actor", or "actor-nN"
+// for batched samples at an n other than the default, whose samples
+// differ from the default's (Table I's) sample for sample. (The run
+// folders record their lanes, so any other mix is refused.)
+func referenceName(s Settings) string {
+	if slices.Contains(s.RunArgs, batchFlag) && s.N != DefaultSamples {
+		return reference + "-n" + strconv.Itoa(s.N)
+	}
+	return reference
+}
+
 // New plans experiment name.
 func New(name string, s Settings) (*Plan, error) {
 	if s.N < 1 || s.Step < 1 || len(s.Tasks) == 0 {
 		return nil, fmt.Errorf("experiment %s: want at least one task, one sample and a step of one task", name)
 	}
-	p := &Plan{Experiment: name, Settings: s, Reference: reference}
+	p := &Plan{Experiment: name, Settings: s, Reference: referenceName(s)}
 	if len(s.Variants) > 0 && name != "table1" && name != "cost" {
 		return nil, fmt.Errorf("experiment %s: --variant is for table1 and cost", name)
 	}
@@ -165,7 +194,7 @@ func New(name string, s Settings) (*Plan, error) {
 	if name != "sensitivity" && s.Probe == "" {
 		return nil, fmt.Errorf("experiment %s: ACToR needs a probe (--probe FILE)", name)
 	}
-	actor := Run{Name: reference, Label: "ACToR", Args: actorArgs("--probe", s.Probe)}
+	actor := Run{Name: p.Reference, Label: "ACToR", Args: actorArgs("--probe", s.Probe)}
 	switch name {
 	case "table1", "cost":
 		for _, m := range []struct{ name, label string }{{"rawprompt", "RawPrompt"}, {"rawrag", "RawRAG"},
@@ -310,9 +339,12 @@ func (p *Plan) TrainArgs(job ProbeJob, out string) []string {
 }
 
 // key is what must be equal for two experiments to share a run folder:
-// every flag but the task list, -n and --threads.
+// every flag but the task list, -n, --threads and --batch-samples (the
+// folder records Settings.Lanes instead: one lane is the same samples
+// batched or not).
 func (p *Plan) key(r Run) []string {
-	return append(slices.Clone(p.common()), r.Args...)
+	key := slices.DeleteFunc(slices.Clone(p.common()), func(a string) bool { return a == batchFlag })
+	return append(key, r.Args...)
 }
 
 // Commands lists the plan's command lines (without "actor"), in the order

@@ -193,7 +193,7 @@ func (p *Plan) costTable(rows []row) string {
 	b.WriteString("\nFrom the traces (the last of each sample): ms per generated token. Decode includes ACToR's work: " +
 		"the probe, retrievals after a trigger and re-prefills after a context change; plain is decoding without it. " +
 		"Flag rate: triggers per judged token (not the first, not white space).\n")
-	if slices.Contains(p.Settings.RunArgs, "--batch-samples") {
+	if p.Settings.Lanes() > 1 {
 		b.WriteString("\nThese samples were decoded in batches (--batch-samples): a sample's times are those of the " +
 			"batched steps it took part in, which the other lanes shared, and a step's time grows with the lanes in it " +
 			"(compute-bound here), so per-token times depend on how long the task's samples ran side by side. " +

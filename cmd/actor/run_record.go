@@ -37,8 +37,10 @@ type runRecord struct {
 // path, the block store's folder, the number of samples, batching, the
 // decoder's cache count, full probe scores and tracing change where and
 // how fast samples are made or what is kept of them, not the samples.
-// (Batched samples draw from the same seeds; their tokens can differ in
-// rare ties of float rounding, as between machines.)
+// (Batched samples draw from the same seeds and distribution; with four or
+// more lanes side by side their logits round otherwise on repacked
+// quantised matrices, so their tokens can differ from unbatched samples',
+// as between machines.)
 func sampleSpec(s queue.Spec) queue.Spec {
 	m := &s.Method
 	m.Probe, m.KVStore, m.Samples, m.BatchSamples, m.KVCaches, m.FullProbs = "", "", 0, false, 0, false

@@ -24,8 +24,9 @@
 #                 RawRAG, exact ACToR and the two cheapest lever sets, in
 #                 OUT-cost2
 #   trigger:      all 68 tasks, n = 5
-#   ablations:    all 68 tasks, n = 1 (pass@1; the reference ACToR is
-#                 Table I's samples 0)
+#   ablations:    all 68 tasks, n = 1 (pass@1; the reference ACToR is its
+#                 own n = 1 run, runs/actor-n1: Table I's batched samples
+#                 0 are other draws of the same seeds, BENCHMARKS.md)
 #   sensitivity:  the first 20 tasks, n = 1, the 5 x 5 grid
 #   1.5B slice:   the first 20 tasks, n = 5, RawPrompt, RawRAG and ACToR
 set -eu
