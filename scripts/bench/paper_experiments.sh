@@ -27,8 +27,11 @@
 #   ablations:    all 68 tasks, n = 1 (pass@1; the reference ACToR is its
 #                 own n = 1 run, runs/actor-n1: Table I's batched samples
 #                 0 are other draws of the same seeds, BENCHMARKS.md)
-#   sensitivity:  the first 20 tasks, n = 1, the 5 x 5 grid
 #   1.5B slice:   the first 20 tasks, n = 5, RawPrompt, RawRAG and ACToR
+#                 (before the grid: whether the direction holds for a
+#                 larger model says more than the grid's 20 × 1 samples
+#                 per cell)
+#   sensitivity:  the first 20 tasks, n = 1, the 5 x 5 grid
 set -eu
 cd "$(dirname "$0")/../.."
 OUT=${1:-results/repoexec-dev-qwen2.5-coder-0.5b}
@@ -61,5 +64,5 @@ levers experiment cost --model qwen2.5-coder-0.5b --out "$OUT"
 	--only rawrag,actor,actor-stable-reuse-tail,actor-fast)
 experiment trigger --model qwen2.5-coder-0.5b --out "$OUT"
 experiment ablations --model qwen2.5-coder-0.5b --out "$OUT" --labels "$LABELS" -n 1
-experiment sensitivity --model qwen2.5-coder-0.5b --out "$OUT" --labels "$LABELS" --limit 20 -n 1
 experiment table1 --model qwen2.5-coder-1.5b --out "${OUT%0.5b}1.5b" --limit 20 --only rawprompt,rawrag,actor
+experiment sensitivity --model qwen2.5-coder-0.5b --out "$OUT" --labels "$LABELS" --limit 20 -n 1
