@@ -154,8 +154,12 @@ func (p *Plan) entropyThreshold() string {
 
 // passFigure draws pass@k per configuration with bootstrap intervals.
 func (p *Plan) passFigure(rows []row, path string) error {
-	c := chart.Bars{Title: fmt.Sprintf("pass@k on %d tasks, n = %d (95 %% bootstrap intervals over tasks)", len(p.Settings.Tasks), p.Settings.N),
-		YLabel: "pass@k (%)"}
+	what := "pass@k"
+	if ks := p.ks(); len(ks) == 1 {
+		what = fmt.Sprintf("pass@%d", ks[0])
+	}
+	c := chart.Bars{Title: fmt.Sprintf("%s on %d tasks, n = %d (95 %% bootstrap intervals over tasks)", what, len(p.Settings.Tasks), p.Settings.N),
+		YLabel: what + " (%)"}
 	for _, r := range rows {
 		c.Groups = append(c.Groups, r.Label)
 	}
