@@ -31,10 +31,12 @@ func (s *Session) Fork(src *Session, n int) error {
 func (s *Session) Computed() int { return s.computed }
 
 // PrefillBatch is Prefill for several sessions at once: afterwards session
-// i holds exactly seqs[i], and preds[i] predicts the token after it. The
-// tokens to compute run as shared forward passes (at most
-// Options.BatchSize tokens each, every sequence over its own cache), so n
-// sessions stepping one token each cost about one step. A session whose
+// i holds exactly seqs[i], and preds[i] predicts the token after it, bit
+// for bit as Prefill on that session alone would. Sessions computing one
+// token share forward passes (maxSharedRows to a pass, every sequence
+// over its own cache), so n sessions stepping one token each cost about
+// ⌈n/3⌉ steps' graph work and one step's weight reads per pass; a session
+// computing several runs them in passes of its own. A session whose
 // sequence shares a longer prefix with an earlier session's sequence of the
 // call than with its own cache copies that prefix from it (Fork) once it
 // is computed: n samples of one prompt prefill it once. Hidden states are
@@ -113,47 +115,77 @@ func newPrefillJob(s *Session, seq []int32, earlier []*prefillJob) *prefillJob {
 	return j
 }
 
-// runJobs computes the jobs' remaining tokens in shared forward passes of
-// at most BatchSize tokens, each job's last token giving its prediction.
+// maxSharedRows is the most single-token rows one forward pass takes
+// together. ggml multiplies a repacked quantised matrix
+// (GGML_USE_CPU_REPACK: Q4_0, Q4_K, IQ4_NL) by four or more rows with its
+// 4-row kernel, which rounds otherwise than the one-row kernel a session
+// stepping alone takes (logits up to 0.8 apart on Qwen2.5-Coder-0.5B's
+// Q4_K matrices, enough to flip a sampled token now and then). So steps
+// share a pass three at a time, and a session computing several tokens
+// runs them alone, in the chunks Session.Prefill makes: a session's logits
+// in a batch are then those of the session alone, bit for bit.
+const maxSharedRows = 3
+
+// runJobs computes the jobs' remaining tokens: each job computing several
+// tokens in passes of its own (at most BatchSize tokens each), the jobs
+// computing one token maxSharedRows to a pass; each job's last token gives
+// its prediction.
 func (m *Model) runJobs(jobs []*prefillJob) error {
 	hidden := false
 	for _, j := range jobs {
 		hidden = hidden || j.s.Hidden
 	}
 	for {
-		var seqs []ggml.Seq
-		var in []*prefillJob
-		room := m.opts.BatchSize
+		var steps, passes [][]*prefillJob
 		for _, j := range jobs {
-			at := len(j.s.tokens)
-			if at == len(j.seq) || room == 0 {
-				continue
+			switch left := len(j.seq) - len(j.s.tokens); {
+			case left == 1:
+				if len(steps) == 0 || len(steps[len(steps)-1]) == maxSharedRows {
+					steps = append(steps, nil)
+				}
+				steps[len(steps)-1] = append(steps[len(steps)-1], j)
+			case left > 1:
+				passes = append(passes, []*prefillJob{j})
 			}
-			end := min(len(j.seq), at+room)
-			room -= end - at
-			b := ggml.Batch{Tokens: j.seq[at:end], Start: at}
-			if end == len(j.seq) {
-				b.Outputs, b.Logits, b.Hidden = []int{end - at - 1}, true, hidden
-			}
-			seqs, in = append(seqs, ggml.Seq{Cache: j.s.cache, Batch: b}), append(in, j)
 		}
-		if len(seqs) == 0 {
+		if len(passes)+len(steps) == 0 {
 			return nil
 		}
-		outs, err := m.net.ForwardSeqs(seqs)
-		if err != nil {
-			return fmt.Errorf("engine: %w", err)
-		}
-		for i, j := range in {
-			j.s.tokens = append(j.s.tokens, seqs[i].Batch.Tokens...)
-			j.s.computed += len(seqs[i].Batch.Tokens)
-			if len(j.s.tokens) == len(j.seq) {
-				var h []float32
-				if j.s.Hidden {
-					h = outs[i].Hidden
-				}
-				j.pred = newPrediction(outs[i].Logits, h)
+		for _, in := range append(passes, steps...) {
+			if err := m.pass(in, hidden); err != nil {
+				return err
 			}
 		}
 	}
+}
+
+// pass runs one forward pass over the next chunk (at most BatchSize
+// tokens) of each of the jobs.
+func (m *Model) pass(in []*prefillJob, hidden bool) error {
+	seqs := make([]ggml.Seq, len(in))
+	for i, j := range in {
+		at := len(j.s.tokens)
+		end := min(len(j.seq), at+m.opts.BatchSize)
+		b := ggml.Batch{Tokens: j.seq[at:end], Start: at}
+		if end == len(j.seq) {
+			b.Outputs, b.Logits, b.Hidden = []int{end - at - 1}, true, hidden
+		}
+		seqs[i] = ggml.Seq{Cache: j.s.cache, Batch: b}
+	}
+	outs, err := m.net.ForwardSeqs(seqs)
+	if err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	for i, j := range in {
+		j.s.tokens = append(j.s.tokens, seqs[i].Batch.Tokens...)
+		j.s.computed += len(seqs[i].Batch.Tokens)
+		if len(j.s.tokens) == len(j.seq) {
+			var h []float32
+			if j.s.Hidden {
+				h = outs[i].Hidden
+			}
+			j.pred = newPrediction(outs[i].Logits, h)
+		}
+	}
+	return nil
 }

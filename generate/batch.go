@@ -47,10 +47,10 @@ func (g *actor) lane(d *Decoder, wrap func(Retriever) Retriever) Generator {
 // tokens and context changes included) over its own KV caches, with every
 // prefill and step of the lanes gathered into shared forward passes
 // (engine.Model.PrefillBatch): the shared prompt is prefilled once, the
-// lanes step as one batch and re-prefills after context changes run
-// batched with the others' steps. Seeds, and on the CPU the logits, are
-// those of sequential generation, so the samples are too; the samples'
-// timings overlap (each lane's wall time). Retrievals of the lanes take
+// lanes step three to a pass and re-prefills after context changes run in
+// passes of their own between the others' steps. Seeds, and on the CPU the
+// logits, are those of sequential generation, so the samples are too; the
+// samples' timings overlap (each lane's wall time). Retrievals of the lanes take
 // turns. Otherwise the samples are generated one after another.
 func GenerateSamples(g Generator, t retrieve.Target, samples []int, batch bool) ([]*Sample, error) {
 	out := make([]*Sample, len(samples))

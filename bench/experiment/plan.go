@@ -156,10 +156,14 @@ const DefaultSamples = 5
 const batchFlag = "--batch-samples"
 
 // Lanes is how many samples of a task decode side by side: n with
-// --batch-samples, else 1. Side by side, a sample's logits round
-// differently (on repacked quantised matrices four or more rows take
-// another kernel than one row alone), so the same seed can draw other
-// tokens: samples are shared between experiments only at equal lanes.
+// --batch-samples, else 1. Until the engine ran batched steps three to a
+// forward pass, four or more lanes rounded otherwise than one sample
+// alone (repacked quantised matrices take another kernel for four rows),
+// so the same seed drew other tokens: Table I's batched folders hold such
+// samples. Run folders record their lanes and are shared only at equal
+// lanes, which keeps those folders from being paired with samples made at
+// another n (batched samples made since are the unbatched ones, so for
+// them the rule only costs a separate reference).
 func (s Settings) Lanes() int {
 	if s.N > 1 && slices.Contains(s.RunArgs, batchFlag) {
 		return s.N

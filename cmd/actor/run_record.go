@@ -37,10 +37,9 @@ type runRecord struct {
 // path, the block store's folder, the number of samples, batching, the
 // decoder's cache count, full probe scores and tracing change where and
 // how fast samples are made or what is kept of them, not the samples.
-// (Batched samples draw from the same seeds and distribution; with four or
-// more lanes side by side their logits round otherwise on repacked
-// quantised matrices, so their tokens can differ from unbatched samples',
-// as between machines.)
+// (Batched samples are the unbatched samples bit for bit, see
+// engine.Model.PrefillBatch; those made before it ran steps three to a
+// pass are draws of the same seeds that can differ, as between machines.)
 func sampleSpec(s queue.Spec) queue.Spec {
 	m := &s.Method
 	m.Probe, m.KVStore, m.Samples, m.BatchSamples, m.KVCaches, m.FullProbs = "", "", 0, false, 0, false

@@ -100,8 +100,7 @@ func TestRunResumeReproducesSamples(t *testing.T) {
 			t.Errorf("task %s sample %d: %q resumed, %q in one go", p.TaskID, p.Sample, p.Code, code[p.Key()])
 		}
 	}
-	// A task's samples decoded as one batch are the same samples (two
-	// lanes: below four no kernel rounds a batch otherwise).
+	// A task's samples decoded as one batch are the same samples.
 	batched := filepath.Join(t.TempDir(), "c")
 	if _, e, c := runActor(t, append(base, "--out", batched, "-n", "2", "--batch-samples")...); c != 0 {
 		t.Fatal(e)
