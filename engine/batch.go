@@ -32,7 +32,11 @@ func (s *Session) Computed() int { return s.computed }
 
 // PrefillBatch is Prefill for several sessions at once: afterwards session
 // i holds exactly seqs[i], and preds[i] predicts the token after it, bit
-// for bit as Prefill on that session alone would. Sessions computing one
+// for bit as Prefill on that session alone would (a session that copies a
+// prefix from another's job, below, gets the rows as that job computed
+// them, in its passes: on repacked matrices a row rounds by the pass it
+// was computed in, so they can differ from its own by rounding, as a
+// reused prefix can from a fresh prefill). Sessions computing one
 // token share forward passes (maxSharedRows to a pass, every sequence
 // over its own cache), so n sessions stepping one token each cost about
 // ⌈n/3⌉ steps' graph work and one step's weight reads per pass; a session

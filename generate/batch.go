@@ -49,8 +49,11 @@ func (g *actor) lane(d *Decoder, wrap func(Retriever) Retriever) Generator {
 // (engine.Model.PrefillBatch): the shared prompt is prefilled once, the
 // lanes step three to a pass and re-prefills after context changes run in
 // passes of their own between the others' steps. Seeds, and on the CPU the
-// logits, are those of sequential generation, so the samples are too; the
-// samples' timings overlap (each lane's wall time). Retrievals of the lanes take
+// logits, are those of sequential generation, so the samples are too,
+// except that after an ACToR context change a sequential sample can reuse
+// KV rows another sample computed (its caches serve all samples) where a
+// lane reuses its own, and reused rows round by the pass that computed
+// them; the samples' timings overlap (each lane's wall time). Retrievals of the lanes take
 // turns. Otherwise the samples are generated one after another.
 func GenerateSamples(g Generator, t retrieve.Target, samples []int, batch bool) ([]*Sample, error) {
 	out := make([]*Sample, len(samples))
