@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +17,9 @@ import (
 	"actor/bench/predictions"
 	"actor/bench/results"
 	"actor/generate"
+	"actor/internal/testsupport"
+	"actor/probe"
+	"actor/probe/train"
 )
 
 // fakeActor stands in for the actor binary: probe train writes a file,
@@ -41,13 +46,30 @@ func (f *fakeActor) exec(_ context.Context, args []string) error {
 	}
 	switch args[0] {
 	case "probe":
-		return os.WriteFile(flag(args, "--out"), []byte(strings.Join(args, " ")), 0o644)
+		return fakeProbe(args)
 	case "run":
 		return fakeRun(args)
 	case "bench":
 		return fakeEval(args)
 	}
 	return errors.New("unknown command")
+}
+
+// fakeProbe writes a probe file whose training report labels
+// 100 × --entropy of 100 tokens critical (50 without it) and flags
+// 2 × --influence of the held-out tokens.
+func fakeProbe(args []string) error {
+	e, i := 0.5, 0.0
+	if v := flag(args, "--entropy"); v != "" {
+		e, _ = strconv.ParseFloat(v, 64)
+	}
+	if v := flag(args, "--influence"); v != "" {
+		i, _ = strconv.ParseFloat(v, 64)
+	}
+	pr := testsupport.ConstProbe(8, 1)
+	pr.Metrics, _ = json.Marshal(train.Report{Tokens: 100, Positives: int(math.Round(100 * e)),
+		Calibration: &train.Calibration{PaperRate: 2 * i}})
+	return probe.Save(flag(args, "--out"), pr)
 }
 
 func fakeRun(args []string) error {

@@ -109,6 +109,11 @@ func (p *Plan) body(b *bytes.Buffer, rows []row) ([]string, error) {
 			b.WriteString(p.gridTable(rows, fmt.Sprintf("pass@%d %%", k), passValue(k)) + "\n")
 		}
 		b.WriteString(p.gridTable(rows, "flag rate %", flagRate))
+		labels, err := p.labelTables(rows)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString("\n" + labels)
 		return []string{"sensitivity.png", "sensitivity-rate.png"}, p.heatFigures(rows)
 	case "cost":
 		b.WriteString("## Table II\n\n" + p.costTable(rows) + "\n## pass@k of the same samples\n\n" + p.passTable(rows))
