@@ -38,13 +38,16 @@
 // # Several sequences at once
 //
 // PrefillBatch(sessions, seqs) brings several sessions to their sequences
-// in shared forward passes: the weight matrices see every session's new
-// tokens together, attention runs per session over its own cache. Stepping
-// n sessions by one token each costs about one step, and sessions whose
-// sequences share a prefix with an earlier one's in the same call copy it
-// (Fork) instead of computing it: n samples of one prompt prefill it once.
-// On the CPU each row's products do not depend on the other rows, so a
-// batched session's logits equal those of the session run alone.
+// in shared forward passes: the weight matrices see up to three sessions'
+// next tokens together, attention runs per session over its own cache, so
+// stepping n sessions by one token each reads the weights ⌈n/3⌉ times
+// instead of n. Sessions whose sequences share a prefix with an earlier
+// one's in the same call copy it (Fork) instead of computing it: n samples
+// of one prompt prefill it once. ggml's repacked quantised matrices round
+// four or more rows of one pass with another kernel than one to three, so
+// three is the limit and a session computing several tokens runs its own
+// passes: a batched session's logits equal, bit for bit, those of the
+// session run alone.
 //
 // # Teacher forcing
 //
