@@ -67,10 +67,18 @@
 // kernels by shape, so one token and a batch of tokens round differently,
 // and quantised models amplify that through their layers: Score and
 // step-by-step decoding agree closely but not exactly. With
-// Options.FlashAttention every row is computed alone, whatever the batch:
-// Score equals step decoding and a reused prefix equals a fresh prefill bit
-// for bit (decoding is then about 20% slower on CPU). With F32 weights both
-// graphs match Hugging Face transformers to ~1e-5.
+// Options.FlashAttention attention computes every row alone, whatever the
+// batch, and so do the matrix products of the types ggml stores as they
+// are (Q4_1, Q5_0, Q8_0, …: SmolLM2's): there Score equals step decoding
+// and a reused prefix equals a fresh prefill bit for bit (decoding is then
+// about 20% slower on CPU). The types ggml repacks for its CPU kernels
+// (Q4_0, Q4_K, IQ4_NL on AVX2) multiply the first rows of a pass four at a
+// time with another kernel than its last n mod 4 rows, so where a model
+// has them (Qwen2.5-Coder's Q4_K matrices) a row rounds by its place in
+// its pass, flash attention or not: on Qwen2.5-Coder-0.5B, Score and steps
+// give log-probabilities up to 0.12 apart (2 of 40 top-1 differ), and a
+// cache's rows depend on the passes that computed them. With F32 weights
+// both graphs match Hugging Face transformers to ~1e-5.
 //
 // # Sampling
 //

@@ -76,7 +76,8 @@ func scoreVsSteps(t *testing.T, m *Model, prompt, target []int32) (lp, hid float
 
 // With flash attention every row is computed alone whatever the batch (the
 // probabilities Score reads are computed beside the fused kernel, not
-// instead of it), so Score equals step decoding bit for bit.
+// instead of it), and SmolLM2's matrices are not repacked, so Score equals
+// step decoding bit for bit.
 func TestRealScoreMatchesStepsFlash(t *testing.T) {
 	lp, hid, diff := scoreVsSteps(t, smol(t, true), realIDs(150, 1), realIDs(40, 2))
 	t.Logf("flash: score vs steps: logprob/entropy max diff %.1e, hidden %.1e, top-1 disagreements %d", lp, hid, diff)
