@@ -155,7 +155,12 @@ func (p *Plan) evaluate(ctx context.Context, run Exec, log io.Writer, r Run) err
 	if err := run(ctx, append(p.EvalArgs(r), reuse...)); err != nil {
 		return fmt.Errorf("%s: %w", r.Name, err)
 	}
-	return portableFile(filepath.Join(p.RunDir(r.Name), "eval", results.SummaryMD))
+	for _, f := range []string{results.SummaryMD, results.MetaFile} {
+		if err := portableFile(filepath.Join(p.RunDir(r.Name), "eval", f)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // testedElsewhere is the --reuse flags naming every other run folder of

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -162,6 +163,9 @@ func TestTable1RunsInTurnsResumesAndReports(t *testing.T) {
 	summary, _ := os.ReadFile(filepath.Join(p.RunDir("actor"), "eval", results.SummaryMD))
 	if string(summary) != "data: "+filepath.Join("data", "tasks.jsonl")+"\n" {
 		t.Errorf("eval summary %q names a path of this machine", summary)
+	}
+	if m, err := results.ReadMeta(filepath.Join(p.RunDir("actor"), "eval")); err != nil || m.Data != filepath.Join("data", "tasks.jsonl") {
+		t.Errorf("eval run.json: data %q (%v) names a path of this machine", m.Data, err)
 	}
 	if again, err := execute(t, p, -1); err != nil || len(again) != 0 {
 		t.Fatalf("second run made %d calls (%v): %q", len(again), err, again)
@@ -416,7 +420,9 @@ func TestSensitivityAblationsAndCostReports(t *testing.T) {
 	s := settings(t)
 	for name, wants := range map[string][]string{
 		"sensitivity": {"| pass@1 %: entropy ≥ ↓, influence ≥ → | 0.05 |", "| 0.6 | 100.00 |", "| flag rate %: entropy ≥ ↓, influence ≥ → | 0.05 |",
-			"| 0.8 | 25.00 |", "Over 2 cells: mean 100.00, standard deviation 0.00",
+			"| 0.8 | 66.67 |", "| 0.8 | 25.00 |", "Over 2 cells: mean 83.33, standard deviation 23.57",
+			"## Tasks across the cells\n\n| task | cells with a pass | distinct codes |\n|---|---:|---:|\n| 1 | 2 of 2 | 2 |",
+			"| 3 | 1 of 2 | 2 |\n\nOf the 3 tasks tested, 2 pass in every cell that tested them, 0 in none and 1 in some",
 			// From the probe files; the 0.8 cell's is removed before rendering.
 			"| critical labels %: entropy ≥ ↓, influence ≥ → | 0.05 |\n|---|---:|\n| 0.6 | 60.00 |\n| 0.8 | – |",
 			"| held-out flag rate %: entropy ≥ ↓, influence ≥ → | 0.05 |\n|---|---:|\n| 0.6 | 10.00 |\n| 0.8 | – |"},
@@ -535,4 +541,18 @@ func TestReadmeNamesRecordedProbes(t *testing.T) {
 	}
 	readme, _ := os.ReadFile(filepath.Join(p.ReportDir(), "README.md"))
 	contains(t, "README.md", string(readme), "no-mismatch.probe (trained: ", "SHA-256 "+sum+" (as runs/actor-no-mismatch recorded it")
+}
+
+// A grid cell shows pass@k only once every task of it is tested: a task
+// not tested yet would count as a failure.
+func TestPassValueWaitsForAllTasks(t *testing.T) {
+	recs := []results.Record{{TaskID: "1", Sample: 0, Method: "actor", Model: "m", Passed: true, Status: results.StatusPassed}}
+	partial := results.Aggregate(recs, []string{"1", "2"})[0]
+	whole := results.Aggregate(recs, []string{"1"})[0]
+	if v := passValue(1)(row{g: &partial}); !math.IsNaN(v) {
+		t.Errorf("task 2 untested: pass@1 %v, want –", v)
+	}
+	if v := passValue(1)(row{g: &whole}); v != 100 {
+		t.Errorf("every task tested: pass@1 %v, want 100", v)
+	}
 }

@@ -161,6 +161,9 @@ func fakeEval(args []string) error {
 	defer st.Close()
 	for _, p := range ps {
 		pass := p.Method == "actor" || (p.Method == "actor-entropy" && p.Sample == 1)
+		if strings.Contains(out, "grid-e0.8") && p.TaskID == "3" { // the grid's thresholds matter on task 3
+			pass = false
+		}
 		status := map[bool]string{true: results.StatusPassed, false: results.StatusFailed}[pass]
 		sum := sha256.Sum256([]byte(p.Code))
 		if err := st.Add(results.Record{TaskID: p.TaskID, Sample: p.Sample, Method: p.Method, Model: p.Model, Passed: pass, Status: status,
@@ -168,13 +171,14 @@ func fakeEval(args []string) error {
 			return err
 		}
 	}
-	// A summary naming a path under the working folder, as actor bench
-	// run writes its command line.
+	// A summary and a run.json naming paths under the working folder, as
+	// actor bench run writes its command line and data.
 	wd, _ := os.Getwd()
 	if err := os.WriteFile(filepath.Join(out, results.SummaryMD), []byte("data: "+filepath.Join(wd, "data", "tasks.jsonl")+"\n"), 0o644); err != nil {
 		return err
 	}
-	return results.WriteMeta(out, results.Meta{Benchmark: flag(args, "--benchmark"), Tasks: strings.Split(flag(args, "--task"), ",")})
+	return results.WriteMeta(out, results.Meta{Benchmark: flag(args, "--benchmark"), Data: filepath.Join(wd, "data", "tasks.jsonl"),
+		Tasks: strings.Split(flag(args, "--task"), ",")})
 }
 
 // settings are an experiment over tasks 1–3 in a temporary folder.

@@ -106,14 +106,18 @@ func (p *Plan) body(b *bytes.Buffer, rows []row) ([]string, error) {
 		return []string{"ablations.png"}, p.passFigure(rows, filepath.Join(dir, "ablations.png"))
 	case "sensitivity":
 		for _, k := range p.ks() {
-			b.WriteString(p.gridTable(rows, fmt.Sprintf("pass@%d %%", k), passValue(k)) + "\n")
+			b.WriteString(p.gridTable(rows, fmt.Sprintf("pass@%d %%", k), passValue(k)) + "\n– : not all of the cell's samples are tested yet.\n\n")
 		}
 		b.WriteString(p.gridTable(rows, "flag rate %", flagRate))
 		labels, err := p.labelTables(rows)
 		if err != nil {
 			return nil, err
 		}
-		b.WriteString("\n" + labels)
+		spread, err := p.taskSpread(rows)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString("\n" + labels + "\n## Tasks across the cells\n\n" + spread)
 		return []string{"sensitivity.png", "sensitivity-rate.png"}, p.heatFigures(rows)
 	case "cost":
 		b.WriteString("## Table II\n\n" + p.costTable(rows) + "\n## pass@k of the same samples\n\n" + p.passTable(rows))

@@ -250,10 +250,11 @@ func cellValue(rows []row, c Cell, value func(row) float64) float64 {
 	return math.NaN()
 }
 
-// passValue returns pass@k in % of a row, NaN when untested.
+// passValue returns pass@k in % of a row, NaN until all its tasks are
+// tested (a missing sample would count as a failure).
 func passValue(k int) func(row) float64 {
 	return func(r row) float64 {
-		if r.g == nil {
+		if r.g == nil || len(r.g.Missing) > 0 {
 			return math.NaN()
 		}
 		v, _, _ := report.PassAtPct(*r.g, k)
