@@ -188,8 +188,8 @@ func (c *critical) check(i int, t int32, body string, pred *engine.Prediction, e
 	c.triggers++
 	start := time.Now()
 	ev.Query = retrieve.ACToRQuery(c.t.Prompt, body+tok.Piece(t))
-	res, err := c.g.r.Retrieve(ev.Query, c.t.Exclusion)
-	if err != nil {
+	res, err := c.retrieve(body+tok.Piece(t), ev)
+	if err != nil || res == nil {
 		return same, err
 	}
 	next, err := c.g.layout(res, c.t, c.cur.Blocks)
@@ -205,6 +205,33 @@ func (c *critical) check(i int, t int32, body string, pred *engine.Prediction, e
 	c.changes++
 	c.cur = next
 	return next, nil
+}
+
+// retrieve is the re-retrieval at a critical token: the dense re-query
+// with ev.Query and, with name lookup, the definitions extending the name
+// being written at the end of text, before the re-query's blocks (or, with
+// LookupOnly, before the current blocks; nil when nothing extends it).
+func (c *critical) retrieve(text string, ev *TokenEvent) ([]retrieve.Result, error) {
+	mode := c.g.fr.lookupMode()
+	var res []retrieve.Result
+	if mode != LookupOnly {
+		var err error
+		if res, err = c.g.r.Retrieve(ev.Query, c.t.Exclusion); err != nil {
+			return nil, err
+		}
+	}
+	if mode == "" {
+		return res, nil
+	}
+	found, name := c.g.fr.lookup(c.t, text)
+	ev.Lookup = name
+	if mode == LookupOnly {
+		if len(found) == 0 {
+			return nil, nil
+		}
+		res = c.cur.Blocks
+	}
+	return append(found, res...), nil
 }
 
 // trigger returns the attempt's trigger: the entropy rule, the probe, or
@@ -253,10 +280,17 @@ func (pt probeTrigger) fire(pred *engine.Prediction, ev *TokenEvent) bool {
 // layout builds the prompt of the retrieved blocks in the chosen layout;
 // prev are the current prompt's blocks (nil for the initial prompt).
 func (g *actor) layout(res []retrieve.Result, t retrieve.Target, prev []retrieve.Result) (retrieve.Prompt, error) {
-	if g.opt.Layout == LayoutStable {
-		return retrieve.StablePrompt(res, prev, t.Path, t.Prompt, TokenCounter{g.dec.tok}, g.cfg.Budget)
+	if g.opt.Layout != LayoutStable {
+		return g.contextPrompt(res, t)
 	}
-	return g.contextPrompt(res, t)
+	if g.fr == nil {
+		return retrieve.StablePrompt(res, prev, t.Path, t.Prompt, TokenCounter{Tok: g.dec.tok}, g.cfg.Budget)
+	}
+	fr, err := g.fr.frame(t, false)
+	if err != nil {
+		return retrieve.Prompt{}, err
+	}
+	return fr.Stable(res, prev, g.counter(fr), g.cfg.Budget)
 }
 
 // same reports whether next keeps the context cur under the change rule.

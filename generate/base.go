@@ -20,6 +20,7 @@ type base struct {
 	notes  []string
 
 	memo *retrievalMemo
+	fr   *framer // what the prompts show besides the blocks; nil: the authors' prompts
 }
 
 // retrievalMemo is the last retrieval of a generator, shared by its lanes
@@ -72,9 +73,28 @@ func (b *base) onLane(d *Decoder) base {
 // decoder returns the generator's decoder.
 func (b *base) decoder() *Decoder { return b.dec }
 
-// contextPrompt is the ACToR layout of REFERENCE.md §3 for the blocks.
+// contextPrompt lays the blocks out best first, farthest from the target:
+// the authors' ACToR layout, or the method's frame (ContextOptions).
 func (b *base) contextPrompt(res []retrieve.Result, t retrieve.Target) (retrieve.Prompt, error) {
-	return ContextPrompt(res, t, b.dec.tok, b.cfg.Budget)
+	if b.fr == nil {
+		return ContextPrompt(res, t, b.dec.tok, b.cfg.Budget)
+	}
+	fr, err := b.fr.frame(t, false)
+	if err != nil {
+		return retrieve.Prompt{}, err
+	}
+	return fr.Ranked(res, b.counter(fr), b.cfg.Budget)
+}
+
+// counter counts tokens as the frame's prompts are encoded.
+func (b *base) counter(fr *retrieve.Frame) TokenCounter {
+	return TokenCounter{Tok: b.dec.tok, Special: fr.Special()}
+}
+
+// withContext makes the method's prompts show what o asks for, from the
+// corpus c.
+func (b *base) withContext(o ContextOptions, c *Corpus) {
+	b.fr = &framer{opt: o, corpus: c, tok: b.dec.tok}
 }
 
 // newSample starts a sample's record.

@@ -34,6 +34,13 @@ func (g *oneShot) Generate(t retrieve.Target, sample int) (*Sample, error) {
 	start := time.Now()
 	s := g.newSample(t, sample)
 	prompt := retrieve.Prompt{Text: t.Prompt}
+	if g.fr != nil {
+		fr, err := g.fr.frame(t, false)
+		if err != nil {
+			return nil, err
+		}
+		prompt = fr.Assemble(nil)
+	}
 	var query string
 	var retrieveMs float64
 	if g.r != nil {
@@ -88,7 +95,7 @@ func (g *repoCoder) Generate(t retrieve.Target, sample int) (*Sample, error) {
 		if err != nil {
 			return "", "", err
 		}
-		p, err := retrieve.RepoCoderPrompt(res, t.Prompt, TokenCounter{g.dec.tok}, g.cfg.Budget)
+		p, err := g.prompt(res, t)
 		if err != nil {
 			return "", "", err
 		}
@@ -112,4 +119,16 @@ func (g *repoCoder) Generate(t retrieve.Target, sample int) (*Sample, error) {
 		return nil, err
 	}
 	return s.finish(body, prompt, start), nil
+}
+
+// prompt lays out RepoCoder's fragments, in its own layout or the frame's.
+func (g *repoCoder) prompt(res []retrieve.Result, t retrieve.Target) (retrieve.Prompt, error) {
+	if g.fr == nil {
+		return retrieve.RepoCoderPrompt(res, t.Prompt, TokenCounter{Tok: g.dec.tok}, g.cfg.Budget)
+	}
+	fr, err := g.fr.frame(t, true)
+	if err != nil {
+		return retrieve.Prompt{}, err
+	}
+	return fr.Ascending(res, g.counter(fr), g.cfg.Budget)
 }

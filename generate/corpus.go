@@ -3,10 +3,12 @@ package generate
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 
 	"actor/index"
 	"actor/retrieve"
+	"actor/symbols"
 	"actor/tokenizer"
 )
 
@@ -21,6 +23,12 @@ type Retriever interface {
 // both candidate units and, when an encoder is available, the blocks'
 // embeddings.
 type Corpus struct {
+	// Name is the repository's folder name (the repository format's
+	// <|repo_name|>).
+	Name string
+	// Symbols is the repository's Python symbol table (symbol context, name
+	// lookup, the target file's own code).
+	Symbols *symbols.Table
 	// Blocks are the Split-and-Aggregate blocks (ACToR, RawRAG, RLCoder).
 	Blocks []index.Candidate
 	// Windows are RepoCoder's 20-line windows every 10 lines.
@@ -39,8 +47,10 @@ type Corpus struct {
 // units in memory (no embeddings). Identical blocks are kept once, the
 // first by path and line, as the index does.
 func ReadCorpus(root string, opt index.WalkOptions) (*Corpus, error) {
-	c := &Corpus{}
+	c := &Corpus{Name: filepath.Base(filepath.Clean(root))}
+	files := map[string][]byte{}
 	err := index.Walk(root, opt, func(f index.File) error {
+		files[f.Path] = f.Data
 		c.Blocks = append(c.Blocks, index.DefaultSplitter.Split(f.Path, string(f.Data))...)
 		c.Windows = append(c.Windows, index.WindowSplitter.Split(f.Path, string(f.Data))...)
 		return nil
@@ -49,6 +59,7 @@ func ReadCorpus(root string, opt index.WalkOptions) (*Corpus, error) {
 		return nil, err
 	}
 	c.Blocks, c.Windows = index.Dedup(c.Blocks), index.Dedup(c.Windows)
+	c.Symbols = symbols.New(files)
 	return c, nil
 }
 

@@ -384,9 +384,18 @@ func (d *Decoder) record(a *Attempt, ev TokenEvent) error {
 // token spans.
 func (d *Decoder) encode(p retrieve.Prompt, heal bool) ([]int32, []tokenSpan) {
 	if d.Blocks == nil {
-		return d.tok.Encode(modelPrompt(p.Text, heal), true), nil
+		return d.encodeText(p, modelPrompt(p.Text, heal), true), nil
 	}
 	return d.promptTokens(p, heal)
+}
+
+// encodeText encodes text of prompt p, matching special-token texts as
+// those tokens when p's format writes them (retrieve.Prompt.Special).
+func (d *Decoder) encodeText(p retrieve.Prompt, text string, addSpecial bool) []int32 {
+	if p.Special {
+		return d.tok.EncodeSpecial(text, addSpecial)
+	}
+	return d.tok.Encode(text, addSpecial)
 }
 
 // maxBlankRedraws bounds the tokens the blank guard rules out for one

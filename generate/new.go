@@ -14,8 +14,12 @@ type Options struct {
 	Method  string
 	Decoder *Decoder
 	Config  Config
-	// Corpus is the repository (not needed by RawPrompt).
+	// Corpus is the repository (not needed by RawPrompt without context
+	// sources).
 	Corpus *Corpus
+	// Context chooses the prompts' format and context sources beside the
+	// method's blocks (the zero value: the authors' prompts).
+	Context ContextOptions
 
 	// ACToR's switches. Probe is required unless NoInference.
 	Probe *probe.Probe
@@ -59,14 +63,34 @@ type Options struct {
 // ACToR) fall back to BM25 when the corpus has no encoder; their method name
 // then ends in "+bm25" and their Notes say so.
 func New(o Options) (Generator, error) {
+	g, err := newGenerator(o)
+	if err != nil || (o.Context.plain() && o.Context.Lookup == "") {
+		return g, err
+	}
+	if o.Context.Format != "" && !SupportsFormat(o.Decoder.tok, o.Context.Format) {
+		return nil, fmt.Errorf("generate: the model's vocabulary lacks the special tokens of the %s format", o.Context.Format)
+	}
+	g.(interface {
+		withContext(ContextOptions, *Corpus)
+	}).withContext(o.Context, o.Corpus)
+	return g, nil
+}
+
+func newGenerator(o Options) (Generator, error) {
 	if o.Decoder == nil {
 		return nil, errors.New("generate: no decoder")
 	}
 	if err := o.Config.Validate(); err != nil {
 		return nil, err
 	}
-	if o.Method != MethodRawPrompt && o.Corpus == nil {
+	if err := o.Context.Validate(); err != nil {
+		return nil, err
+	}
+	if (o.Method != MethodRawPrompt || !o.Context.plain()) && o.Corpus == nil {
 		return nil, fmt.Errorf("generate: method %s needs a repository corpus", o.Method)
+	}
+	if o.Context.Lookup != "" && (o.Method != MethodACToR || o.NoInference) {
+		return nil, errors.New("generate: name lookup is ACToR's, with critical-token inference on")
 	}
 	switch o.Method {
 	case MethodRawPrompt:

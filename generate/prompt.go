@@ -8,17 +8,25 @@ import (
 // TokenCounter counts a text's generator tokens as the prompt budget needs
 // them: encoded on its own, with the BOS token when the model adds one (as
 // the authors' Hugging Face encode does).
-type TokenCounter struct{ Tok *tokenizer.Tokenizer }
+type TokenCounter struct {
+	Tok *tokenizer.Tokenizer
+	// Special counts special-token texts as those tokens (the repository
+	// and FIM formats).
+	Special bool
+}
 
 // CountTokens implements retrieve.TokenCounter.
 func (c TokenCounter) CountTokens(text string) (int, error) {
+	if c.Special {
+		return len(c.Tok.EncodeSpecial(text, true)), nil
+	}
 	return len(c.Tok.Encode(text, true)), nil
 }
 
 // ContextPrompt lays out retrieved blocks before the target as ACToR and
 // RawRAG decode it (REFERENCE.md §3): best block first, under budget.
 func ContextPrompt(res []retrieve.Result, t retrieve.Target, tok *tokenizer.Tokenizer, budget retrieve.Budget) (retrieve.Prompt, error) {
-	return retrieve.ACToRPrompt(res, t.Path, t.Prompt, TokenCounter{tok}, budget)
+	return retrieve.ACToRPrompt(res, t.Path, t.Prompt, TokenCounter{Tok: tok}, budget)
 }
 
 // StartPrompt is the prompt ACToR starts decoding from: the blocks r

@@ -239,14 +239,14 @@ type tokenSpan struct{ start, end int }
 // the next starts with "#"). Spans are given only while that holds, from
 // the first on.
 func (d *Decoder) promptTokens(p retrieve.Prompt, heal bool) ([]int32, []tokenSpan) {
-	ids := d.tok.Encode(modelPrompt(p.Text, heal), true)
+	ids := d.encodeText(p, modelPrompt(p.Text, heal), true)
 	var spans []tokenSpan
 	at := 0
 	for i, sp := range p.Spans {
 		if sp.Start != 0 && (i == 0 || sp.Start != p.Spans[i-1].End) {
 			break
 		}
-		part := d.tok.Encode(p.Text[sp.Start:sp.End], i == 0)
+		part := d.encodeText(p, p.Text[sp.Start:sp.End], i == 0)
 		if end := at + len(part); len(part) == 0 || end >= len(ids) || !slices.Equal(ids[at:end], part) {
 			break
 		}

@@ -97,7 +97,10 @@ type TokenEvent struct {
 	// Query, Before and After describe a triggered retrieval: the query
 	// (target prompt + body + the token) and the prompt's blocks before
 	// and after it; Changed when they differ.
-	Query   string  `json:"query,omitempty"`
+	Query string `json:"query,omitempty"`
+	// Lookup is the name a name lookup read at the token
+	// ("receiver.partial"), when ACToR looked one up.
+	Lookup  string  `json:"lookup,omitempty"`
 	Before  []Block `json:"before,omitempty"`
 	After   []Block `json:"after,omitempty"`
 	Changed bool    `json:"changed,omitempty"`
@@ -147,12 +150,16 @@ type Block struct {
 	Start int     `json:"start"`
 	End   int     `json:"end"`
 	Score float64 `json:"score"`
+	// Source and Why: where a snippet that is not a retrieved block came
+	// from (retrieve.SourceSymbol, retrieve.SourceLookup) and why.
+	Source string `json:"source,omitempty"`
+	Why    string `json:"why,omitempty"`
 }
 
 func traceBlocks(rs []retrieve.Result) []Block {
 	out := make([]Block, len(rs))
 	for i, r := range rs {
-		out[i] = Block{r.Path, r.Start, r.End, r.Score}
+		out[i] = Block{r.Path, r.Start, r.End, r.Score, r.Source, r.Why}
 	}
 	return out
 }

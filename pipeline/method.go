@@ -8,6 +8,7 @@ import (
 
 	"actor/generate"
 	"actor/retrieve"
+	"actor/tokenizer"
 )
 
 // Method chooses a generation method and its switches: what the CLI's
@@ -68,7 +69,24 @@ type Method struct {
 	// Entropy, when above 0, triggers retrieval at tokens of at least this
 	// many nats of entropy instead of at the probe's critical tokens.
 	Entropy float64
+
+	// Format lays the prompts out (retrieve.Formats, or FormatAuto: the
+	// model's own; "": the authors'). The context sources below, for every
+	// method (generate.ContextOptions): InFile, the target file's own code;
+	// Symbols, the definitions in scope; FileTokens and SymbolTokens their
+	// budgets (0: the defaults). Lookup is ACToR's name lookup at critical
+	// tokens (generate.Lookups). Unset, they leave run records as before.
+	Format       string `json:",omitempty"`
+	InFile       bool   `json:",omitempty"`
+	Symbols      bool   `json:",omitempty"`
+	FileTokens   int    `json:",omitempty"`
+	SymbolTokens int    `json:",omitempty"`
+	Lookup       string `json:",omitempty"`
 }
+
+// FormatAuto chooses the model's own prompt format from its special
+// tokens (generate.ModelFormat).
+const FormatAuto = "auto"
 
 // DefaultMethod is ACToR with its measured levers (see Resolved), one
 // sample.
@@ -125,8 +143,43 @@ func (m *Method) Validate() error {
 		return errors.New("--entropy-trigger is a threshold ≥ 0 nats for ACToR with critical-token inference on (--method actor, no --no-inference)")
 	case m.KVCaches < 1:
 		return fmt.Errorf("--kv-caches %d: want at least one", m.KVCaches)
+	case m.Format != "" && m.Format != FormatAuto && !slices.Contains(retrieve.Formats, retrieve.Format(m.Format)):
+		return fmt.Errorf("--format %q: want auto, authors, plain, repo or fim", m.Format)
+	case m.FileTokens < 0 || m.SymbolTokens < 0:
+		return errors.New("--file-tokens and --symbol-tokens are budgets of at least one token (0: the default)")
+	case !slices.Contains(generate.Lookups, generate.Lookup(m.Lookup)):
+		return fmt.Errorf("--name-lookup %q: want add or only", m.Lookup)
+	case m.Lookup != "" && (m.Method != generate.MethodACToR || m.NoInference):
+		return errors.New("--name-lookup is for ACToR with critical-token inference on (--method actor, no --no-inference)")
 	}
 	return nil
+}
+
+// contextFor is context for one of the methods: name lookup only for
+// ACToR.
+func (m *Method) contextFor(method string, tok *tokenizer.Tokenizer) generate.ContextOptions {
+	o := m.context(tok)
+	if method != generate.MethodACToR {
+		o.Lookup = ""
+	}
+	return o
+}
+
+// context is the method's generate.ContextOptions for a model with
+// tokenizer tok (which resolves FormatAuto).
+func (m *Method) context(tok *tokenizer.Tokenizer) generate.ContextOptions {
+	o := generate.ContextOptions{Format: retrieve.Format(m.Format), InFile: m.InFile, Symbols: m.Symbols,
+		FileTokens: m.FileTokens, SymbolTokens: m.SymbolTokens, Lookup: generate.Lookup(m.Lookup)}
+	if m.Format == FormatAuto {
+		o.Format = generate.ModelFormat(tok)
+	}
+	if o.FileTokens == 0 {
+		o.FileTokens = generate.DefaultFileTokens
+	}
+	if o.SymbolTokens == 0 {
+		o.SymbolTokens = generate.DefaultSymbolTokens
+	}
+	return o
 }
 
 // usesProbe reports whether the method needs a probe file.

@@ -204,5 +204,6 @@ func (p *Pipeline) GeneratorWith(c *generate.Corpus, method string, cfg generate
 	return generate.New(generate.Options{Method: method, Decoder: p.Dec, Config: cfg, Corpus: c,
 		Probe: p.Probe, NoInference: m.NoInference, MeanPooling: m.MeanPool, Sigma: m.Sigma, QueryKeepsEnds: m.QueryEnds,
 		Threshold: m.Threshold, FullProbs: m.FullProbs, Name: name, EntropyTrigger: m.Entropy,
-		Layout: generate.Layout(m.Layout), Change: generate.ChangeRule(m.Change), SkipComments: m.SkipComments})
+		Layout: generate.Layout(m.Layout), Change: generate.ChangeRule(m.Change), SkipComments: m.SkipComments,
+		Context: m.contextFor(method, p.Tok)})
 }

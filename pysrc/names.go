@@ -13,17 +13,27 @@ type Definition struct {
 	InClass bool // a method or class attribute
 	Start   int  // 1-based first line (decorators included)
 	End     int  // 1-based last line
+	// Kind is "def", "class" or "assign".
+	Kind string
+	// Class names the class whose body holds the definition ("" at module
+	// level; the innermost class for nested ones).
+	Class string
+	// Bases are a class's base class expressions as written.
+	Bases []string
+
+	node *ts.Node // the def or class node (the statement for assignments)
 }
 
 // Definitions returns the module- and class-level definitions, looking
 // inside module-level if/try/with/for blocks too (conditional definitions).
 func (f *File) Definitions() []Definition {
 	var out []Definition
-	f.defsIn(f.tree.RootNode(), false, &out)
+	f.defsIn(f.tree.RootNode(), "", &out)
 	return out
 }
 
-func (f *File) defsIn(block *ts.Node, inClass bool, out *[]Definition) {
+func (f *File) defsIn(block *ts.Node, class string, out *[]Definition) {
+	inClass := class != ""
 	for _, st := range Statements(block) {
 		def := st
 		if st.Kind() == "decorated_definition" {
@@ -31,21 +41,31 @@ func (f *File) defsIn(block *ts.Node, inClass bool, out *[]Definition) {
 				def = d
 			}
 		}
-		span := func(name string) Definition {
-			return Definition{Name: name, InClass: inClass,
+		span := func(name, kind string) Definition {
+			return Definition{Name: name, InClass: inClass, Kind: kind, Class: class, node: def,
 				Start: int(st.StartPosition().Row) + 1, End: int(st.EndPosition().Row) + 1}
 		}
 		switch def.Kind() {
 		case "function_definition":
 			if n := def.ChildByFieldName("name"); n != nil {
-				*out = append(*out, span(n.Utf8Text(f.src)))
+				*out = append(*out, span(n.Utf8Text(f.src), "def"))
 			}
 		case "class_definition":
-			if n := def.ChildByFieldName("name"); n != nil {
-				*out = append(*out, span(n.Utf8Text(f.src)))
+			n := def.ChildByFieldName("name")
+			if n == nil {
+				continue
 			}
+			d := span(n.Utf8Text(f.src), "class")
+			if sc := def.ChildByFieldName("superclasses"); sc != nil {
+				for _, b := range Statements(sc) {
+					if b.Kind() != "keyword_argument" {
+						d.Bases = append(d.Bases, f.Text(b))
+					}
+				}
+			}
+			*out = append(*out, d)
 			if body := def.ChildByFieldName("body"); body != nil {
-				f.defsIn(body, true, out)
+				f.defsIn(body, d.Name, out)
 			}
 		case "expression_statement":
 			for _, e := range Statements(st) {
@@ -53,13 +73,13 @@ func (f *File) defsIn(block *ts.Node, inClass bool, out *[]Definition) {
 					continue
 				}
 				for _, name := range f.targetNames(e.ChildByFieldName("left")) {
-					*out = append(*out, span(name))
+					*out = append(*out, span(name, "assign"))
 				}
 			}
 		case "if_statement", "try_statement", "with_statement", "for_statement", "while_statement",
 			"block", "else_clause", "elif_clause", "except_clause", "finally_clause":
 			if !inClass || def.Kind() != "for_statement" {
-				f.defsIn(st, inClass, out)
+				f.defsIn(st, class, out)
 			}
 		}
 	}

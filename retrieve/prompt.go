@@ -30,10 +30,14 @@ var DefaultBudget = Budget{MaxTokens: 1000, MaxBlocks: 10}
 type Prompt struct {
 	Text   string
 	Blocks []Result
-	// Spans are the byte ranges of Text that render each block, with the
-	// separator that follows it, in prompt order (set by the ACToR layouts;
-	// block KV reuse places cached keys and values there).
+	// Spans are the byte ranges of Text that render the frame's head with
+	// its symbols (when there is any) and then each block, with the
+	// separator that follows it, in prompt order (block KV reuse places
+	// cached keys and values there).
 	Spans []Span
+	// Special: the text holds special-token texts (the repository and FIM
+	// formats' <|file_sep|>...) that are encoded as those tokens.
+	Special bool
 }
 
 // Span is a byte range [Start, End) of a prompt's text.
@@ -86,31 +90,7 @@ func actorBlock(r Result) string {
 // "\n\n# file path: {targetPath}\n\n" and the target's signature and
 // docstring. results must be ordered best first.
 func ACToRPrompt(results []Result, targetPath, targetPrompt string, tc TokenCounter, b Budget) (Prompt, error) {
-	kept, blocks, err := choose(results, actorBlock, tc, b, 0)
-	if err != nil {
-		return Prompt{}, err
-	}
-	return actorPrompt(kept, blocks, targetPath, targetPrompt), nil
-}
-
-// actorPrompt joins rendered blocks and the target as ACToR's layout does,
-// recording each block's span (the block and the blank line after it).
-// Without blocks the text starts with that blank line all the same, as the
-// authors' join does.
-func actorPrompt(kept []Result, blocks []string, targetPath, targetPrompt string) Prompt {
-	var b strings.Builder
-	if len(blocks) == 0 {
-		b.WriteString("\n\n")
-	}
-	spans := make([]Span, len(blocks))
-	for i, text := range blocks {
-		spans[i].Start = b.Len()
-		b.WriteString(text)
-		b.WriteString("\n\n")
-		spans[i].End = b.Len()
-	}
-	b.WriteString("# file path: " + targetPath + "\n\n" + targetPrompt)
-	return Prompt{Text: b.String(), Blocks: kept, Spans: spans}
+	return (&Frame{Path: targetPath, Prompt: targetPrompt}).Ranked(results, tc, b)
 }
 
 // StablePrompt assembles the ACToR prompt of the blocks ACToRPrompt would
@@ -124,32 +104,7 @@ func actorPrompt(kept []Result, blocks []string, targetPath, targetPrompt string
 // none left, from the first new block. Blocks are the same when their path,
 // start and end are.
 func StablePrompt(results, prev []Result, targetPath, targetPrompt string, tc TokenCounter, b Budget) (Prompt, error) {
-	p, err := ACToRPrompt(results, targetPath, targetPrompt, tc, b)
-	if err != nil || len(prev) == 0 {
-		return p, err
-	}
-	chosen := make(map[blockKey]int, len(p.Blocks))
-	for i, r := range p.Blocks {
-		chosen[keyOf(r)] = i
-	}
-	order := make([]int, 0, len(p.Blocks))
-	stays := make(map[int]bool, len(p.Blocks))
-	for _, r := range prev {
-		if i, ok := chosen[keyOf(r)]; ok && !stays[i] {
-			order, stays[i] = append(order, i), true
-		}
-	}
-	for i := range p.Blocks {
-		if !stays[i] {
-			order = append(order, i)
-		}
-	}
-	blocks := make([]Result, len(order))
-	texts := make([]string, len(order))
-	for j, i := range order {
-		blocks[j], texts[j] = p.Blocks[i], actorBlock(p.Blocks[i])
-	}
-	return actorPrompt(blocks, texts, targetPath, targetPrompt), nil
+	return (&Frame{Path: targetPath, Prompt: targetPrompt}).Stable(results, prev, tc, b)
 }
 
 // blockKey identifies a block: its file and line range.
@@ -198,17 +153,5 @@ func repoCoderBlock(r Result) string {
 // starts with the header's own tokens (RepoCoder charges a fixed 20).
 // results must be ordered best first.
 func RepoCoderPrompt(results []Result, prompt string, tc TokenCounter, b Budget) (Prompt, error) {
-	head, err := tc.CountTokens(RepoCoderHeader)
-	if err != nil {
-		return Prompt{}, fmt.Errorf("counting prompt tokens: %w", err)
-	}
-	kept, blocks, err := choose(results, repoCoderBlock, tc, b, head)
-	if err != nil {
-		return Prompt{}, err
-	}
-	for i, j := 0, len(kept)-1; i < j; i, j = i+1, j-1 {
-		kept[i], kept[j] = kept[j], kept[i]
-		blocks[i], blocks[j] = blocks[j], blocks[i]
-	}
-	return Prompt{Text: RepoCoderHeader + strings.Join(blocks, "") + "\n" + prompt, Blocks: kept}, nil
+	return (&Frame{RepoCoder: true, Prompt: prompt}).Ascending(results, tc, b)
 }

@@ -17,6 +17,9 @@ type Scorer interface {
 type Result struct {
 	index.Candidate
 	Score float64
+	// Source says where a snippet came from (SourceSimilarity, the
+	// retriever's, is ""); Why, for the other sources, why it is shown.
+	Source, Why string
 }
 
 // Exclusion hides the target function's own lines: candidates from the

@@ -24,7 +24,7 @@ import (
 )
 
 // Names lists the experiments.
-var Names = []string{"table1", "ablations", "sensitivity", "cost", "trigger"}
+var Names = []string{"table1", "ablations", "sensitivity", "cost", "trigger", "context"}
 
 // Settings are what every configuration of an experiment shares.
 type Settings struct {
@@ -194,6 +194,11 @@ func New(name string, s Settings) (*Plan, error) {
 	needsLabels := name == "ablations" || name == "sensitivity"
 	if needsLabels && s.Labels == "" {
 		return nil, fmt.Errorf("experiment %s: --labels DIR is required (the labels its probes are trained from)", name)
+	}
+	if name == "context" {
+		p.Reference = contextReference
+		p.Runs = contextRuns(s.Probe)
+		return p, p.keepOnly()
 	}
 	if name != "sensitivity" && s.Probe == "" {
 		return nil, fmt.Errorf("experiment %s: ACToR needs a probe (--probe FILE)", name)
@@ -378,4 +383,47 @@ func Quote(args []string) string {
 		out[i] = a
 	}
 	return strings.Join(out, " ")
+}
+
+// contextReference is the context experiment's reference: RawPrompt with
+// the target file's own code, what any editor's completion shows a model.
+const contextReference = "rawprompt-file"
+
+// contextRuns are the context experiment's configurations: each method in
+// the authors' layout and in the model's fill-in-the-middle repository
+// format, without and with the target file's code and the definitions in
+// scope; ACToR (the paper's, exact) as published, and ACToR with its
+// levers over the full context, without and with name lookup.
+func contextRuns(probe string) []Run {
+	const fim, file, sym = "--format fim", "--in-file", "--symbols"
+	var runs []Run
+	add := func(name, label, method string, flags ...string) {
+		args := []string{"--method", method}
+		for _, f := range flags {
+			args = append(args, strings.Fields(f)...)
+		}
+		if method == "actor" {
+			if probe != "" {
+				args = append(args, "--probe", probe)
+			}
+			args = append(args, "--name", name)
+		}
+		runs = append(runs, Run{Name: name, Label: label, Args: args})
+	}
+	add("rawprompt", "RawPrompt", "rawprompt")
+	add(contextReference, "RawPrompt + file", "rawprompt", file)
+	add("rawprompt-fim-file", "RawPrompt, FIM + file", "rawprompt", fim, file)
+	add("rawprompt-fim-file-sym", "RawPrompt, FIM + file + symbols", "rawprompt", fim, file, sym)
+	for _, m := range []struct{ name, label string }{{"rawrag", "RawRAG"}, {"repocoder", "RepoCoder"}} {
+		add(m.name, m.label, m.name)
+		add(m.name+"-file-sym", m.label+" + file + symbols", m.name, file, sym)
+		add(m.name+"-fim", m.label+", FIM", m.name, fim)
+		add(m.name+"-fim-file", m.label+", FIM + file", m.name, fim, file)
+		add(m.name+"-fim-file-sym", m.label+", FIM + file + symbols", m.name, fim, file, sym)
+	}
+	add("actor-exact", "ACToR (the paper's, --exact)", "actor", "--exact")
+	add("actor-fim-file-sym", "ACToR, FIM + file + symbols", "actor", fim, file, sym)
+	add("actor-fim-file-sym-lookup", "ACToR, FIM + file + symbols + name lookup", "actor", fim, file, sym, "--name-lookup add")
+	add("actor-fim-file-sym-lookup-only", "ACToR, FIM + file + symbols + name lookup only", "actor", fim, file, sym, "--name-lookup only")
+	return runs
 }

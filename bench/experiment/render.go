@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"actor/bench/chart"
 	"actor/bench/report"
@@ -19,6 +20,7 @@ var titles = map[string]string{
 	"sensitivity": "Figure 4: sensitivity to the labelling thresholds",
 	"cost":        "Table II: generation cost",
 	"trigger":     "Is the probe worth it? ACToR against an entropy trigger at the same rate",
+	"context":     "Context that helps: the target file, the model's format, the names in scope",
 }
 
 // Render writes the experiment's report.md, figures and README.md into
@@ -122,6 +124,17 @@ func (p *Plan) body(b *bytes.Buffer, rows []row) ([]string, error) {
 	case "cost":
 		b.WriteString("## Table II\n\n" + p.costTable(rows) + "\n## pass@k of the same samples\n\n" + p.passTable(rows))
 		return []string{"cost.png"}, p.costFigure(rows, filepath.Join(dir, "cost.png"))
+	case "context":
+		b.WriteString("## pass@k\n\n" + p.passTable(rows))
+		if t := p.projectTable(rows); t != "" {
+			b.WriteString("\n### pass@1 % by project (project: tasks)\n\n" + t)
+		}
+		b.WriteString("\n## Against RawPrompt with the file's code\n\n" + p.pairedTable(ref, others))
+		if best, rest := bestRow(rows); best.g != nil {
+			b.WriteString("\n## Against the best configuration\n\n" + p.pairedTable(best, rest))
+		}
+		b.WriteString("\n## Cost\n\n" + p.costTable(rows))
+		return []string{"context.png"}, p.passFigure(rows, filepath.Join(dir, "context.png"))
 	case "trigger":
 		b.WriteString("## pass@k\n\n" + p.passTable(rows) + "\n## The probe against the entropy trigger\n\n" + p.pairedTable(ref, others))
 		fmt.Fprintf(b, "\n## Triggers\n\nEntropy threshold: %s nats.\n\n%s\n%s", p.entropyThreshold(), p.costTable(rows), kindTable(rows))
@@ -240,4 +253,20 @@ func (p *Plan) heatFigures(rows []row) error {
 		}
 	}
 	return nil
+}
+
+// bestRow returns the row with the highest pass@1 among those tested (the
+// first of equals) and the others.
+func bestRow(rows []row) (row, []row) {
+	bi := -1
+	for i, r := range rows {
+		if r.g != nil && (bi < 0 || r.g.PassAt[1] > rows[bi].g.PassAt[1]) {
+			bi = i
+		}
+	}
+	if bi < 0 {
+		return row{}, nil
+	}
+	rest := append(slices.Clone(rows[:bi]), rows[bi+1:]...)
+	return rows[bi], rest
 }

@@ -52,6 +52,12 @@ func (f *methodFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.KVReuseCheck, "kv-reuse-check", false, "with --kv-reuse, also prefill every prompt after a context change exactly and trace the KL divergence of the two predictions (measurement only: costs exact ACToR's re-prefills)")
 	fs.StringVar(&f.KVStore, "kv-store", "", "with --kv-reuse, also keep the blocks' keys and values in this folder, for later runs on the same model (a block computed once is read back instead of computed; the folder grows without bound)")
 	fs.Float64Var(&f.Entropy, "entropy-trigger", 0, "ACToR: retrieve again at judged tokens whose next-token entropy is ≥ this many nats instead of at the probe's critical tokens (FLARE/DRAGIN-style; no probe; method actor-entropy)")
+	fs.StringVar(&f.Format, "format", d.Format, "prompt format: authors (the authors' layout: retrieved code as comments under '# file path:'), plain (code under '# file: PATH'), repo (the model's repository format: <|repo_name|>, a <|file_sep|> file per snippet, the target's file last), fim (repo with the target's file as fill-in-the-middle, the code below the function as the suffix) or auto (fim, repo or plain, as the model's special tokens allow)")
+	fs.BoolVar(&f.InFile, "in-file", false, "show the target file's own code: its imports always, then the code nearest the function (above it, and below it with --format fim) up to --file-tokens")
+	fs.BoolVar(&f.Symbols, "symbols", false, "show the definitions in scope of the target (what its file imports and defines, its class's members; signature and docstring, or whole when short) up to --symbol-tokens, those its signature and docstring mention first")
+	fs.IntVar(&f.FileTokens, "file-tokens", 0, fmt.Sprintf("token budget of --in-file (0: %d)", generate.DefaultFileTokens))
+	fs.IntVar(&f.SymbolTokens, "symbol-tokens", 0, fmt.Sprintf("token budget of --symbols, plus what --in-file left (0: %d)", generate.DefaultSymbolTokens))
+	fs.StringVar(&f.Lookup, "name-lookup", "", "ACToR: at a critical token inside a name, also show the repository's definitions that extend it, resolved through its receiver (self., module., a class): add (before the dense re-query's blocks) or only (instead of the re-query)")
 	fs.BoolVar(&f.FullProbs, "full-probs", false, "evaluate every probe member for the trace (slower; the decision is the same)")
 }
 

@@ -1,0 +1,228 @@
+package generate
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"actor/index"
+	"actor/retrieve"
+	"actor/symbols"
+	"actor/tokenizer"
+)
+
+// ContextOptions choose what a prompt shows of the repository besides the
+// retriever's blocks, and in which format. Every method takes them, so
+// that methods compare on the same context.
+//
+// The budget is filled in a fixed order: the target file's head (its
+// imports) always, then its code nearest the function up to FileTokens,
+// then the definitions in scope up to SymbolTokens plus what the file code
+// left unused; the retrieved blocks keep the method's own budget
+// (Config.Budget), so adding a source never takes blocks away.
+type ContextOptions struct {
+	// Format lays the prompt out ("" is retrieve.FormatAuthors).
+	Format retrieve.Format
+	// InFile shows the target file's own code around the function.
+	InFile bool
+	// Symbols shows the definitions in scope of the target (what its file
+	// imports and defines, its class's members), signature and docstring,
+	// or whole when short (at most wholeLines lines).
+	Symbols bool
+	// FileTokens and SymbolTokens bound the file code and the definitions.
+	FileTokens, SymbolTokens int
+	// Lookup is ACToR's name lookup at critical tokens (LookupAdd,
+	// LookupOnly; "" off).
+	Lookup Lookup
+}
+
+// Lookup is how ACToR's re-retrieval at a critical token uses the
+// repository's symbol table.
+type Lookup string
+
+const (
+	// LookupAdd puts the definitions whose names extend the name being
+	// written before the dense re-query's blocks.
+	LookupAdd Lookup = "add"
+	// LookupOnly retrieves by name alone: a token that is not part of a
+	// name (or whose name nothing extends) keeps the context.
+	LookupOnly Lookup = "only"
+)
+
+// Lookups lists the name-lookup modes ("" is off).
+var Lookups = []Lookup{"", LookupAdd, LookupOnly}
+
+// Default budgets of the context sources.
+const (
+	DefaultFileTokens   = 1024
+	DefaultSymbolTokens = 512
+	// wholeLines: a definition of at most this many lines is shown whole.
+	wholeLines = 12
+)
+
+// Validate reports options that cannot work.
+func (o ContextOptions) Validate() error {
+	switch {
+	case o.Format != "" && !slices.Contains(retrieve.Formats, o.Format):
+		return fmt.Errorf("generate: format %q: want one of %v", o.Format, retrieve.Formats)
+	case !slices.Contains(Lookups, o.Lookup):
+		return fmt.Errorf("generate: name lookup %q: want add or only", o.Lookup)
+	case o.InFile && o.FileTokens < 1, o.Symbols && o.SymbolTokens < 1:
+		return errors.New("generate: a context source needs a token budget of at least one")
+	}
+	return nil
+}
+
+// plain reports whether the options add nothing to the authors' prompts.
+func (o ContextOptions) plain() bool {
+	return (o.Format == "" || o.Format == retrieve.FormatAuthors) && !o.InFile && !o.Symbols
+}
+
+// SupportsFormat reports whether the model's vocabulary has the special
+// tokens a format writes.
+func SupportsFormat(tok *tokenizer.Tokenizer, f retrieve.Format) bool {
+	need := map[retrieve.Format][]string{
+		retrieve.FormatRepo: {retrieve.RepoNameToken, retrieve.FileSepToken},
+		retrieve.FormatFIM:  {retrieve.RepoNameToken, retrieve.FileSepToken, retrieve.FIMPrefixToken, retrieve.FIMSuffixToken, retrieve.FIMMiddleToken},
+	}
+	for _, s := range need[f] {
+		if _, ok := tok.TokenID(s); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// ModelFormat is the best format the model's vocabulary supports:
+// fill-in-the-middle when it has the repository and FIM tokens, the
+// repository format with only the former, else plain code.
+func ModelFormat(tok *tokenizer.Tokenizer) retrieve.Format {
+	for _, f := range []retrieve.Format{retrieve.FormatFIM, retrieve.FormatRepo} {
+		if SupportsFormat(tok, f) {
+			return f
+		}
+	}
+	return retrieve.FormatPlain
+}
+
+// framer builds, once per target, the frame of a method's prompts.
+type framer struct {
+	opt    ContextOptions
+	corpus *Corpus
+	tok    *tokenizer.Tokenizer
+
+	mu   sync.Mutex
+	key  string
+	last *retrieve.Frame
+}
+
+// frame returns the target's frame (the last one is kept: a task's samples
+// come one after another).
+func (f *framer) frame(t retrieve.Target, repoCoder bool) (*retrieve.Frame, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	key := fmt.Sprintf("%s\x00%s\x00%s\x00%t", t.ID, t.Path, t.Prompt, repoCoder)
+	if f.last != nil && key == f.key {
+		return f.last, nil
+	}
+	fr := &retrieve.Frame{Format: f.opt.Format, RepoCoder: repoCoder, Repo: f.corpus.Name, Path: t.Path, Prompt: t.Prompt}
+	if f.opt.plain() {
+		f.key, f.last = key, fr
+		return fr, nil
+	}
+	tab := f.corpus.Symbols
+	src, ok := tab.File(t.Path)
+	if !ok {
+		return nil, fmt.Errorf("generate: %s is not a Python file of the repository", t.Path)
+	}
+	tc := TokenCounter{Tok: f.tok, Special: fr.Special()}
+	fn := t.Function
+	var code retrieve.FileCode
+	symbolTokens := f.opt.SymbolTokens
+	if f.opt.InFile {
+		var err error
+		if code, err = retrieve.CutFile(src, fn.DeclStart, fn.End, tc, f.opt.FileTokens, fr.Format == retrieve.FormatFIM); err != nil {
+			return nil, fmt.Errorf("%s: %w", t.Path, err)
+		}
+		fr.Above, fr.Below = code.Above, code.Below
+		if used, err := tc.CountTokens(code.Above + code.Below); err == nil {
+			symbolTokens += max(0, f.opt.FileTokens-used)
+		}
+	}
+	if f.opt.Symbols {
+		var err error
+		if fr.Symbols, err = f.symbols(t, code, tc, symbolTokens); err != nil {
+			return nil, err
+		}
+	}
+	f.key, f.last = key, fr
+	return fr, nil
+}
+
+// symbols renders the definitions in scope of t, best first, that fit the
+// budget, leaving out those the file code already shows.
+func (f *framer) symbols(t retrieve.Target, code retrieve.FileCode, tc retrieve.TokenCounter, tokens int) ([]retrieve.Result, error) {
+	fn := t.Function
+	tg := f.corpus.Symbols.Locate(t.Path, fn.DeclStart, fn.End, t.Prompt)
+	var out []retrieve.Result
+	used := 0
+	for _, s := range f.corpus.Symbols.InScope(tg) {
+		if f.opt.InFile && s.Path == t.Path && code.Shows(s.Start, s.End, fn.DeclStart, fn.End) {
+			continue
+		}
+		r := defResult(s, retrieve.SourceSymbol)
+		n, err := tc.CountTokens(r.Text)
+		if err != nil {
+			return nil, err
+		}
+		if used+n <= tokens {
+			out, used = append(out, r), used+n
+		}
+	}
+	return out, nil
+}
+
+// defResult shows a definition as a prompt snippet: whole when short, else
+// its summary.
+func defResult(s symbols.Found, source string) retrieve.Result {
+	text := s.Summary
+	if s.End-s.Start+1 <= wholeLines {
+		text = s.Source
+	}
+	return retrieve.Result{Candidate: index.Candidate{Path: s.Path, Start: s.Start, End: s.End, Text: strings.TrimSuffix(text, "\n")},
+		Source: source, Why: s.Why()}
+}
+
+// lookup returns the definitions whose names extend the name being written
+// at the end of text (the target's body so far), as snippets, and the name
+// as read ("receiver.partial"; "" when text does not end in a name).
+func (f *framer) lookup(t retrieve.Target, text string) ([]retrieve.Result, string) {
+	recv, partial, ok := symbols.NameAt(text)
+	if !ok {
+		return nil, ""
+	}
+	fn := t.Function
+	tg := f.corpus.Symbols.Locate(t.Path, fn.DeclStart, fn.End, t.Prompt)
+	var out []retrieve.Result
+	for _, s := range f.corpus.Symbols.Lookup(tg, recv, partial) {
+		out = append(out, defResult(s, retrieve.SourceLookup))
+	}
+	return out, receiverDot(recv) + partial
+}
+
+func receiverDot(r string) string {
+	if r == "" {
+		return ""
+	}
+	return r + "."
+}
+
+// lookupMode is the frame's name-lookup mode ("" without a frame).
+func (f *framer) lookupMode() Lookup {
+	if f == nil {
+		return ""
+	}
+	return f.opt.Lookup
+}

@@ -1,0 +1,124 @@
+package retrieve
+
+import (
+	"fmt"
+	"strings"
+
+	"actor/pysrc"
+)
+
+// FileCode is the part of the target's own file a prompt shows: the file's
+// head (everything up to its last module-level import before the target:
+// module docstring, imports), then as much of the code nearest the
+// function as the budget allows. The function's own lines are never in it.
+type FileCode struct {
+	// Above is the head, "...\n" where lines were left out, and the lines
+	// just above the function; Below the lines just below it.
+	Above, Below string
+	// HeadEnd is the head's last line (0: none); AboveFrom the first line
+	// of the code shown just above the function; BelowTo the last line
+	// shown below it (1-based; AboveFrom = DeclStart and BelowTo = End when
+	// none is shown).
+	HeadEnd, AboveFrom, BelowTo int
+}
+
+// Shows reports whether the lines [start, end] are all in the shown code.
+func (c FileCode) Shows(start, end, declStart, fnEnd int) bool {
+	return end <= c.HeadEnd || (start >= c.AboveFrom && end < declStart) || (start > fnEnd && end <= c.BelowTo)
+}
+
+// gapLine marks left-out lines (valid Python: an Ellipsis statement).
+const gapLine = "...\n"
+
+// CutFile chooses the code of the file src to show around the function on
+// lines declStart (its first decorator) to end: the head always, then
+// lines nearest the function first, one above and one below in turn (below
+// only with withBelow), while the running total of tokens (each line
+// counted on its own with its newline) stays within tokens.
+func CutFile(src []byte, declStart, end int, tc TokenCounter, tokens int, withBelow bool) (FileCode, error) {
+	lines := strings.SplitAfter(string(src), "\n")
+	if len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if declStart < 1 || end < declStart || end > len(lines) {
+		return FileCode{}, fmt.Errorf("file code: function lines %d-%d outside a file of %d lines", declStart, end, len(lines))
+	}
+	headEnd, err := importsEnd(src, declStart)
+	if err != nil {
+		return FileCode{}, err
+	}
+	count := func(l string) (int, error) {
+		n, err := tc.CountTokens(l)
+		if err != nil {
+			return 0, fmt.Errorf("counting prompt tokens: %w", err)
+		}
+		return n, nil
+	}
+	used := 0
+	for _, l := range lines[:headEnd] {
+		n, err := count(l)
+		if err != nil {
+			return FileCode{}, err
+		}
+		used += n
+	}
+	// 1-based: above walks down from declStart-1 to headEnd+1, below up
+	// from end+1.
+	above, below := declStart-1, end+1
+	aboveOpen, belowOpen := above > headEnd, withBelow && below <= len(lines)
+	for aboveOpen || belowOpen {
+		if aboveOpen {
+			n, err := count(lines[above-1])
+			if err != nil {
+				return FileCode{}, err
+			}
+			if used+n > tokens {
+				aboveOpen = false
+			} else {
+				used += n
+				above--
+				aboveOpen = above > headEnd
+			}
+		}
+		if belowOpen {
+			n, err := count(lines[below-1])
+			if err != nil {
+				return FileCode{}, err
+			}
+			if used+n > tokens {
+				belowOpen = false
+			} else {
+				used += n
+				below++
+				belowOpen = below <= len(lines)
+			}
+		}
+	}
+	c := FileCode{HeadEnd: headEnd, AboveFrom: above + 1, BelowTo: below - 1}
+	var b strings.Builder
+	b.WriteString(strings.Join(lines[:headEnd], ""))
+	if above > headEnd {
+		b.WriteString(gapLine)
+	}
+	b.WriteString(strings.Join(lines[above:declStart-1], ""))
+	c.Above = b.String()
+	c.Below = strings.Join(lines[end:below-1], "")
+	return c, nil
+}
+
+// importsEnd is the last line of the file's last module-level import
+// statement before line declStart (0 when there is none).
+func importsEnd(src []byte, declStart int) (int, error) {
+	f, err := pysrc.Parse(src)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	last := 0
+	for _, im := range f.Imports() {
+		if im.End < declStart {
+			last = max(last, im.End)
+		}
+	}
+	return last, nil
+}
