@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"actor/bench/dataset"
@@ -91,5 +94,52 @@ func TestImageLayout(t *testing.T) {
 	}
 	if _, err := os.Stat("/Users/someone"); err == nil {
 		t.Error("the run created /Users/someone on the machine")
+	}
+}
+
+// Environments under /tmp, which the sandbox binds over in each run, are
+// refused before anything runs: one error naming the flag and the folder,
+// exit status 2, no results folder.
+func TestEnvsUnderTmpRefused(t *testing.T) {
+	// An environment made from the interpreter actor bench setup installs
+	// where the sandbox users reach it.
+	base, ok := envs.Interpreter(envs.DefaultDir(), "test-apps/python-string-utils")
+	if !ok {
+		if os.Getenv("ACTOR_REQUIRE_REPOEXEC_DEV") == "1" {
+			t.Fatalf("no environment for python-string-utils in %s", envs.DefaultDir())
+		}
+		t.Skipf("no environment for python-string-utils in %s (actor bench setup)", envs.DefaultDir())
+	}
+	f := newFixture(t)
+	tmp := t.TempDir()
+	// where the sandbox users can reach it, as actor bench setup makes it
+	for _, d := range []string{filepath.Dir(tmp), tmp} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	envsDir := filepath.Join(tmp, "envs")
+	venv := filepath.Join(envsDir, envs.Name("test-apps/calc"))
+	if out, err := exec.Command(base, "-m", "venv", "--without-pip", venv).CombinedOutput(); err != nil {
+		t.Fatalf("python3 -m venv: %v\n%s", err, out)
+	}
+	// the stamp actor bench setup leaves in a finished environment
+	if err := os.WriteFile(filepath.Join(venv, ".actor-env"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Run(context.Background(), Config{Benchmark: dataset.RepoExec, Data: f.data, Repos: f.repos, Gold: true,
+		Out: f.out, Envs: envsDir, Workers: 1})
+	if err == nil {
+		if os.Getenv("ACTOR_REQUIRE_SANDBOX") == "1" {
+			t.Fatal("an environment under /tmp was not refused")
+		}
+		t.Skip("the sandbox binds nothing over /tmp here, so environments there work")
+	}
+	var fe *FolderError
+	if !errors.As(err, &fe) || fe.Flag != "--envs" || fe.ExitCode() != 2 || !strings.Contains(err.Error(), envsDir) {
+		t.Fatalf("got %v, want the --envs folder refused", err)
+	}
+	if _, err := os.Stat(f.out); err == nil {
+		t.Error("the refused run made its results folder")
 	}
 }

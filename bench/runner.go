@@ -196,6 +196,10 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		return nil, err
 	}
 	r.wsInTmp = r.workRoot == "/tmp" || strings.HasPrefix(r.workRoot, "/tmp/")
+	if err := r.checkVisible(); err != nil {
+		os.RemoveAll(r.workRoot)
+		return nil, err
+	}
 	r.image = r.box.Isolation().Mounts && !r.wsInTmp
 	if r.image {
 		r.system = r.systemBinds()
@@ -309,4 +313,37 @@ func (r *runner) evaluateAll(ctx context.Context, todo []job) (int, error) {
 		return n, addErr
 	}
 	return n, ctx.Err()
+}
+
+// FolderError is a folder the sandboxed tests must read but cannot see;
+// the command's input is wrong, so the CLI exits with status 2.
+type FolderError struct{ Flag, Dir, Why string }
+
+func (e *FolderError) Error() string { return fmt.Sprintf("%s %s: %s", e.Flag, e.Dir, e.Why) }
+
+// ExitCode is the CLI's exit status for the error.
+func (e *FolderError) ExitCode() int { return 2 }
+
+// checkVisible refuses, before anything runs, an interpreter the tests
+// would run from under /tmp when the sandbox binds each run's own
+// temporary folder over /tmp: it would not be found and every sample would
+// fail with "no such file or directory". (Sources and expected outputs are
+// bound into the runs where they are, so they may lie there.)
+func (r *runner) checkVisible() error {
+	if !r.box.Isolation().Binds() || r.wsInTmp {
+		return nil
+	}
+	for _, p := range r.pythons {
+		for _, path := range p.reach {
+			if path != "/tmp" && !strings.HasPrefix(path, "/tmp/") {
+				continue
+			}
+			flag, dir := "--python", r.cfg.Python
+			if abs, err := filepath.Abs(r.cfg.Envs); r.cfg.Envs != "" && err == nil && strings.HasPrefix(path, abs+"/") {
+				flag, dir = "--envs", r.cfg.Envs
+			}
+			return &FolderError{flag, dir, "its interpreter " + path + " lies under /tmp, which the sandbox replaces with each test's own temporary folder; use a folder outside /tmp"}
+		}
+	}
+	return nil
 }

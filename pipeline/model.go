@@ -1,14 +1,17 @@
 package pipeline
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"actor/bench/results"
 	"actor/engine"
 	"actor/models"
 	"actor/probe"
+	"actor/probes"
 	"actor/tokenizer"
 )
 
@@ -38,19 +41,20 @@ func ProbeModelInfo(m *engine.Model, tok *tokenizer.Tokenizer) probe.ModelInfo {
 	return probe.ModelInfo{Arch: m.Config.Architecture, Hidden: m.Config.Embed, TokenizerHash: tok.Hash(), Name: m.Config.Name}
 }
 
-// ProbeDirs are where a model's shipped probe is looked for, in order:
-// $ACTOR_HOME/probes, then probes/ under the working folder (the
-// repository's committed probes when run from its root).
+// ProbeDirs are where a user's own probe for a model is looked for before
+// the shipped one: $ACTOR_HOME/probes.
 func ProbeDirs() []string {
-	var dirs []string
 	if home, err := models.Home(); err == nil {
-		dirs = append(dirs, filepath.Join(home, "probes"))
+		return []string{filepath.Join(home, "probes")}
 	}
-	return append(dirs, "probes")
+	return nil
 }
 
-// ShippedProbe returns the probe file named after the model
-// (<model>.probe) in ProbeDirs.
+// ShippedProbe returns the probe file of the model (<model>.probe): a
+// user's own in ProbeDirs, else the one shipped in the binary (package
+// probes), written to $ACTOR_HOME/shipped-probes (again whenever its
+// content differs from the binary's), so that runs record and hash a file
+// as for any probe.
 func ShippedProbe(model string) (string, error) {
 	name := strings.TrimSuffix(filepath.Base(model), ".gguf") + ".probe"
 	for _, d := range ProbeDirs() {
@@ -59,7 +63,25 @@ func ShippedProbe(model string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("no probe for %s: give --probe FILE (looked for %s in %s), or --no-inference", model, name, strings.Join(ProbeDirs(), " and "))
+	data, ok := probes.File(name)
+	if !ok {
+		return "", fmt.Errorf("no probe for %s: give --probe FILE (none is shipped for it, and there is no %s in %s), or --no-inference", model, name, strings.Join(ProbeDirs(), " and "))
+	}
+	home, err := models.Home()
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(home, "shipped-probes", name)
+	if have, err := os.ReadFile(p); err == nil && bytes.Equal(have, data) {
+		return p, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return "", fmt.Errorf("installing the shipped probe: %w", err)
+	}
+	if err := results.WriteAtomic(p, data); err != nil {
+		return "", fmt.Errorf("installing the shipped probe: %w", err)
+	}
+	return p, nil
 }
 
 // ModelLabel names a model in predictions: its registry name, or the base
