@@ -1,5 +1,5 @@
 # Build flags: ggml is compiled through cgo; without these it runs as baseline
-# SSE code, 4-20x slower (see ../shared/docs/ARCHITECTURE.md).
+# SSE code, 4-20x slower (BENCHMARKS.md).
 SIMD_FLAGS := -O3 -mavx2 -mfma -mf16c -DGGML_USE_CPU_REPACK
 export CGO_CFLAGS := $(SIMD_FLAGS)
 export CGO_CXXFLAGS := $(SIMD_FLAGS)
@@ -16,9 +16,10 @@ native:
 	CGO_CFLAGS="-O3 -march=native -DGGML_USE_CPU_REPACK" CGO_CXXFLAGS="-O3 -march=native -DGGML_USE_CPU_REPACK" \
 		go build -o bin/actor ./cmd/actor
 
+# test: fetches what the tests need, then runs them all with every check
+# required (scripts/test.sh).
 test: build
-	go vet ./...
-	go test -timeout 30m ./...
+	scripts/test.sh
 
 fmt:
 	gofmt -l -w .

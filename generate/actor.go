@@ -78,7 +78,7 @@ const (
 // ChangeRules lists the change rules, the authors' first.
 var ChangeRules = []ChangeRule{ChangeOrder, ChangeSet}
 
-// actor is ACToR (Algorithm 1 of the paper, REFERENCE.md §4): retrieve for
+// actor is ACToR (Algorithm 1 of the paper, METHOD.md §4): retrieve for
 // the target prompt, decode, and at every critical token (all members above
 // the threshold; the first token, whitespace and newline tokens are not
 // judged) retrieve again with the target prompt + the text so far + the
@@ -140,6 +140,7 @@ func (g *actor) Generate(t retrieve.Target, sample int) (*Sample, error) {
 	final := initial
 	body, err := g.attempts(s, t, "generate", 0, g.cfg.Retries, func(a *Attempt, smp *engine.Sampler) (string, error) {
 		a.Query, a.Blocks, a.RetrieveMs = startQuery(t), traceBlocks(initial.Blocks), ms
+		a.Context = g.traceContext(t, false)
 		var j judge
 		var c *critical
 		if trig := g.trigger(); trig != nil {

@@ -23,7 +23,7 @@ func NewRawPrompt(d *Decoder, cfg Config) Generator {
 }
 
 // NewRawRAG returns the RawRAG baseline: one retrieval with the target
-// prompt as the query, the blocks laid out as in ACToR (REFERENCE.md §3).
+// prompt as the query, the blocks laid out as in ACToR (METHOD.md §3).
 func NewRawRAG(d *Decoder, cfg Config, r Retriever) Generator {
 	return &oneShot{base: base{dec: d, cfg: cfg, method: MethodRawRAG}, r: r,
 		query: func(t retrieve.Target) string { return t.Prompt }}
@@ -56,6 +56,7 @@ func (g *oneShot) Generate(t retrieve.Target, sample int) (*Sample, error) {
 	}
 	body, err := g.attempts(s, t, "generate", 0, g.cfg.Retries, func(a *Attempt, smp *engine.Sampler) (string, error) {
 		a.Query, a.Blocks, a.RetrieveMs = query, traceBlocks(prompt.Blocks), retrieveMs
+		a.Context = g.traceContext(t, false)
 		return g.dec.run(a, prompt, smp, g.cfg, nil)
 	})
 	if err != nil {
@@ -72,7 +73,7 @@ type repoCoder struct {
 	r Retriever
 }
 
-// RepoCoder's query windows (REFERENCE.md §6).
+// RepoCoder's query windows (METHOD.md §6).
 const (
 	repoCoderRound1Lines = 20 // round 1: last 20 lines before the hole
 	repoCoderPrefixLines = 10 // round 2: last ~10 prefix lines ...
@@ -101,6 +102,7 @@ func (g *repoCoder) Generate(t retrieve.Target, sample int) (*Sample, error) {
 		}
 		body, err := g.attempts(s, t, stage, no, retries, func(a *Attempt, smp *engine.Sampler) (string, error) {
 			a.Query, a.Blocks, a.RetrieveMs = query, traceBlocks(p.Blocks), ms
+			a.Context = g.traceContext(t, true)
 			return g.dec.run(a, p, smp, g.cfg, nil)
 		})
 		return body, p.Text, err

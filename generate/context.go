@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"actor/index"
+	"actor/pysrc"
 	"actor/retrieve"
 	"actor/symbols"
 	"actor/tokenizer"
@@ -146,7 +147,7 @@ func (f *framer) frame(t retrieve.Target, repoCoder bool) (*retrieve.Frame, erro
 		if code, err = retrieve.CutFile(src, fn.DeclStart, fn.End, tc, f.opt.FileTokens, fr.Format == retrieve.FormatFIM); err != nil {
 			return nil, fmt.Errorf("%s: %w", t.Path, err)
 		}
-		fr.Above, fr.Below = code.Above, code.Below
+		fr.Above, fr.Below, fr.Code = code.Above, code.Below, code
 		if used, err := tc.CountTokens(code.Above + code.Below); err == nil {
 			symbolTokens += max(0, f.opt.FileTokens-used)
 		}
@@ -225,4 +226,41 @@ func (f *framer) lookupMode() Lookup {
 		return ""
 	}
 	return f.opt.Lookup
+}
+
+// contextBlocks describes for the trace what the frame shows besides the
+// blocks: the target file's lines (source "file") and the definitions in
+// scope (source "symbol").
+func contextBlocks(fr *retrieve.Frame, fn pysrc.Function) []Block {
+	if fr == nil {
+		return nil
+	}
+	var out []Block
+	c := fr.Code
+	file := func(start, end int, why string) {
+		if start <= end {
+			out = append(out, Block{Path: fr.Path, Start: start, End: end, Source: "file", Why: why})
+		}
+	}
+	if fr.Above != "" {
+		file(1, c.HeadEnd, "the target file's head (imports)")
+		file(c.AboveFrom, fn.DeclStart-1, "the target file's code above the function")
+	}
+	if fr.Below != "" {
+		file(fn.End+1, c.BelowTo, "the target file's code below the function")
+	}
+	return append(out, traceBlocks(fr.Symbols)...)
+}
+
+// traceContext is contextBlocks of the method's frame for t (nil without
+// context options).
+func (b *base) traceContext(t retrieve.Target, repoCoder bool) []Block {
+	if b.fr == nil {
+		return nil
+	}
+	fr, err := b.fr.frame(t, repoCoder)
+	if err != nil {
+		return nil
+	}
+	return contextBlocks(fr, t.Function)
 }

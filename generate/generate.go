@@ -5,7 +5,7 @@
 // the retriever and the probe meet: the engine decodes, the retriever
 // supplies repository blocks, the probe decides when to retrieve again.
 //
-// Every method shares the decoding rules of REFERENCE.md §4: seeded
+// Every method shares the decoding rules of METHOD.md §4: seeded
 // sampling (temperature 0.6 by default), at most 512 new tokens, the stop
 // rule "\n[^\s]" (the text is cut before the line that returns to column
 // 0), and regeneration of an empty or bare "pass" result a bounded number of

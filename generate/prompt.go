@@ -24,7 +24,7 @@ func (c TokenCounter) CountTokens(text string) (int, error) {
 }
 
 // ContextPrompt lays out retrieved blocks before the target as ACToR and
-// RawRAG decode it (REFERENCE.md §3): best block first, under budget.
+// RawRAG decode it (METHOD.md §3): best block first, under budget.
 func ContextPrompt(res []retrieve.Result, t retrieve.Target, tok *tokenizer.Tokenizer, budget retrieve.Budget) (retrieve.Prompt, error) {
 	return retrieve.ACToRPrompt(res, t.Path, t.Prompt, TokenCounter{Tok: tok}, budget)
 }

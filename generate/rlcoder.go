@@ -7,7 +7,7 @@ import (
 	"actor/retrieve"
 )
 
-// RLCoder's constants (REFERENCE.md §6; RLCoder's main.py).
+// RLCoder's constants (METHOD.md §6; RLCoder's main.py).
 const (
 	// rlcoderQueryLines: the query is the last 20 non-empty lines before
 	// the hole.

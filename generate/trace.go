@@ -51,8 +51,11 @@ type Attempt struct {
 	Seed    uint64 `json:"seed"`
 	// Query is the initial retrieval query, Blocks the blocks of the
 	// initial prompt (empty without retrieval).
-	Query        string  `json:"query,omitempty"`
-	Blocks       []Block `json:"blocks"`
+	Query  string  `json:"query,omitempty"`
+	Blocks []Block `json:"blocks"`
+	// Context is what the prompt shows besides the blocks (context
+	// options): the target file's lines and the definitions in scope.
+	Context      []Block `json:"context,omitempty"`
 	RetrieveMs   float64 `json:"retrieve_ms,omitempty"`
 	PromptTokens int     `json:"prompt_tokens"`
 	// Events has one entry per generated token.

@@ -9,7 +9,7 @@ import (
 	"actor/retrieve"
 )
 
-// DefaultEncoder is the dense encoder obtainable here (REFERENCE.md §2).
+// DefaultEncoder is the dense encoder obtainable here (METHOD.md §2).
 const DefaultEncoder = "all-minilm-l6-v2"
 
 // OpenEncoder resolves an encoder argument (a known model name such as

@@ -36,6 +36,12 @@ func TestMethodValidate(t *testing.T) {
 		{"negative entropy", func(m *Method) { m.Entropy = -1 }, "--entropy-trigger"},
 		{"no caches", func(m *Method) { m.KVCaches = 0 }, "--kv-caches 0"},
 		{"stable reuse", func(m *Method) { m.Layout, m.KVReuse, m.KVReuseTail = "stable", true, true }, ""},
+		{"format", func(m *Method) { m.Format = "markdown" }, `--format "markdown"`},
+		{"auto format with context", func(m *Method) { m.Format, m.InFile, m.Symbols = FormatAuto, true, true }, ""},
+		{"negative budget", func(m *Method) { m.FileTokens = -1 }, "--file-tokens"},
+		{"lookup mode", func(m *Method) { m.Lookup = "all" }, `--name-lookup "all"`},
+		{"lookup for rawrag", func(m *Method) { m.Method, m.Lookup = generate.MethodRawRAG, "add" }, "--name-lookup is for ACToR"},
+		{"lookup without inference", func(m *Method) { m.NoInference, m.Lookup = true, "only" }, "--name-lookup is for ACToR"},
 	}
 	for _, c := range cases {
 		m := DefaultMethod()

@@ -47,7 +47,7 @@ func (m ModelInfo) Check(other ModelInfo) error {
 // index 1 critical (as the authors' classifier).
 const Classes = 2
 
-// DefaultThreshold is the unanimity threshold of REFERENCE.md §4: critical
+// DefaultThreshold is the unanimity threshold of METHOD.md §4: critical
 // iff every member gives p(critical) > 0.7.
 const DefaultThreshold = 0.7
 

@@ -67,6 +67,9 @@ type Frame struct {
 	// Prompt the target's signature and docstring; Below the code below the
 	// function (FormatFIM only).
 	Path, Above, Prompt, Below string
+	// Code says which lines of the target's file Above and Below show
+	// (zero when none).
+	Code FileCode
 }
 
 // authors reports whether the frame uses the authors' layout (the zero

@@ -59,12 +59,15 @@ type block struct {
 
 // attemptEvent starts a decoding attempt: its initial retrieval.
 type attemptEvent struct {
-	Type         string  `json:"type"` // "attempt"
-	Sample       int     `json:"sample"`
-	Stage        string  `json:"stage"`
-	Attempt      int     `json:"attempt"`
-	Query        string  `json:"query,omitempty"`
-	Blocks       []block `json:"blocks"`
+	Type    string  `json:"type"` // "attempt"
+	Sample  int     `json:"sample"`
+	Stage   string  `json:"stage"`
+	Attempt int     `json:"attempt"`
+	Query   string  `json:"query,omitempty"`
+	Blocks  []block `json:"blocks"`
+	// Context is what the prompt shows besides the blocks: the target
+	// file's lines and the definitions in scope, each with its source.
+	Context      []block `json:"context,omitempty"`
 	PromptTokens int     `json:"prompt_tokens"`
 }
 
@@ -185,7 +188,11 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 	withText := func(bs []generate.Block) []block {
 		out := make([]block, len(bs))
 		for i, b := range bs {
-			out[i] = block{b, texts[blockKey(b.Path, b.Start, b.End)]}
+			text, ok := texts[blockKey(b.Path, b.Start, b.End)]
+			if !ok && b.Source != "" {
+				text = fileLines(corpus, b.Path, b.Start, b.End) // a definition, not an indexed block
+			}
+			out[i] = block{b, text}
 		}
 		return out
 	}
@@ -204,7 +211,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 		}
 		if len(a.Events) == 1 {
 			if err := st.send(attemptEvent{Type: "attempt", Sample: sample, Stage: a.Stage, Attempt: a.Attempt, Query: a.Query,
-				Blocks: withText(a.Blocks), PromptTokens: a.PromptTokens}); err != nil {
+				Blocks: withText(a.Blocks), Context: withText(a.Context), PromptTokens: a.PromptTokens}); err != nil {
 				return err
 			}
 		}
@@ -235,4 +242,21 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, res)
+}
+
+// fileLines returns the lines start to end (1-based) of a Python file of
+// the corpus ("" when it has none).
+func fileLines(c *generate.Corpus, path string, start, end int) string {
+	src, ok := c.Symbols.File(path)
+	if !ok || start < 1 {
+		return ""
+	}
+	lines := strings.Split(string(src), "\n")
+	if end > len(lines) {
+		end = len(lines)
+	}
+	if start > end {
+		return ""
+	}
+	return strings.Join(lines[start-1:end], "\n")
 }

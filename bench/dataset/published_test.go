@@ -76,7 +76,7 @@ func TestPublishedData(t *testing.T) {
 	if published != 355 {
 		t.Errorf("%d of the 430 rows are published tasks, want 355", published)
 	}
-	dev := envOr("ACTOR_REPOEXEC_DEV", testsupport.Path("../shared/data/repoexec-dev"))
+	dev := envOr("ACTOR_REPOEXEC_DEV", testsupport.Path("testdata/repoexec-dev"))
 	if !exists(filepath.Join(dev, "tasks.jsonl")) {
 		return
 	}

@@ -430,6 +430,9 @@ func TestSensitivityAblationsAndCostReports(t *testing.T) {
 			"## Table IV: modules", "| ACToR w/o critical-token inference | +0.00 [+0.00, +0.00] | +0.0 % | 0 | 0 | 3 | 1 |"},
 		// Per token: prefill 10/4, decode 40/4 of which probe 2/4, retrieval
 		// 4/4 and re-prefill 8/4; plain (40-14)/4.
+		"context": {"| RawPrompt + file vs | Δ pass@1", "| RawPrompt, FIM + file + symbols |", "## Against the best configuration",
+			"| configuration | prompt tokens (mean per attempt) | prefill s/sample |",
+			"| ACToR, FIM + file + symbols + name lookup |"},
 		"cost": {"| ACToR | 6 | 4.0 | 1.00 | 2.5 | 10.0 | 6.5 | 0.50 | 1.0 | 2.0 | 1.00 | 0.00 | 25.00 % |",
 			"| RawRAG | 6 | 4.0 | 1.00 | 2.5 | 10.0 | 10.0 | 0.00 | 0.0 | 0.0 | 0.00 | 0.00 | 0.00 % |"},
 	} {
@@ -457,7 +460,7 @@ func TestSensitivityAblationsAndCostReports(t *testing.T) {
 			}
 		}
 		if len(pngs) == 0 || !slices.ContainsFunc(pngs, func(n string) bool {
-			return strings.HasPrefix(n, map[string]string{"sensitivity": "sensitivity", "ablations": "ablations", "cost": "cost"}[name])
+			return strings.HasPrefix(n, map[string]string{"sensitivity": "sensitivity", "ablations": "ablations", "cost": "cost", "context": "context"}[name])
 		}) {
 			t.Errorf("%s figures %v", name, pngs)
 		}

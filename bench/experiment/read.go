@@ -95,6 +95,10 @@ type Traces struct {
 	// after a context change. Seconds is the samples' wall time.
 	PrefillMs, DecodeMs, ProbeMs, RetrieveMs, ReprefillMs, Seconds float64
 	Triggers, Changes, Judged                                      int
+	// PromptTokens and Attempts: the prompts' tokens summed over every
+	// decoding attempt (RepoCoder's two rounds, regenerations), and the
+	// attempts.
+	PromptTokens, Attempts int
 	// Entropies are the judged tokens' next-token entropies (nats).
 	Entropies []float64
 	// Unreadable counts trace lines that were not JSON (a run killed while
@@ -144,6 +148,8 @@ func (t *Traces) add(tr generate.Trace) {
 	t.Generated += tr.Generated
 	t.Seconds += tr.Seconds
 	for _, a := range tr.Attempts {
+		t.PromptTokens += a.PromptTokens
+		t.Attempts++
 		t.PrefillMs += a.PrefillMs
 		t.DecodeMs += a.DecodeMs
 		for _, e := range a.Events {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"actor/bench/chart"
 	"actor/bench/report"
@@ -133,7 +134,7 @@ func (p *Plan) body(b *bytes.Buffer, rows []row) ([]string, error) {
 		if best, rest := bestRow(rows); best.g != nil {
 			b.WriteString("\n## Against the best configuration\n\n" + p.pairedTable(best, rest))
 		}
-		b.WriteString("\n## Cost\n\n" + p.costTable(rows))
+		b.WriteString("\n## Cost\n\n" + p.costTable(rows) + "\n" + promptTable(rows))
 		return []string{"context.png"}, p.passFigure(rows, filepath.Join(dir, "context.png"))
 	case "trigger":
 		b.WriteString("## pass@k\n\n" + p.passTable(rows) + "\n## The probe against the entropy trigger\n\n" + p.pairedTable(ref, others))
@@ -269,4 +270,21 @@ func bestRow(rows []row) (row, []row) {
 	}
 	rest := append(slices.Clone(rows[:bi]), rows[bi+1:]...)
 	return rows[bi], rest
+}
+
+// promptTable is what each configuration's prompts cost: their length and
+// the prefill time per sample.
+func promptTable(rows []row) string {
+	var b strings.Builder
+	b.WriteString("| configuration | prompt tokens (mean per attempt) | prefill s/sample |\n|---|---:|---:|\n")
+	for _, r := range rows {
+		t := r.t
+		if t.Samples == 0 || t.Attempts == 0 {
+			fmt.Fprintf(&b, "| %s | – | – |\n", r.Label)
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %.0f | %.2f |\n", r.Label, float64(t.PromptTokens)/float64(t.Attempts), t.PrefillMs/1000/float64(t.Samples))
+	}
+	b.WriteString("\nPrefill: the prompts' first computation in every attempt (re-prefills after a context change are in the table above).\n")
+	return b.String()
 }

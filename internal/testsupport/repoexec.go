@@ -11,13 +11,13 @@ import (
 const RequireRepoExecDev = "ACTOR_REQUIRE_REPOEXEC_DEV"
 
 // RepoExecDev returns the RepoExec development subset's folder (holding
-// tasks.jsonl; $ACTOR_REPOEXEC_DEV, default ../shared/data/repoexec-dev
-// beside the checkout) and the folder holding the projects' test-apps/
+// tasks.jsonl; $ACTOR_REPOEXEC_DEV, default testdata/repoexec-dev, committed)
+// and the folder holding the projects' test-apps/
 // ($ACTOR_REPOS, default ../data beside the checkout). It calls Missing
 // under RequireRepoExecDev when either is absent.
 func RepoExecDev(t testing.TB) (dev, repos string) {
 	t.Helper()
-	dev = envOr("ACTOR_REPOEXEC_DEV", Path("../shared/data/repoexec-dev"))
+	dev = envOr("ACTOR_REPOEXEC_DEV", Path("testdata/repoexec-dev"))
 	repos = envOr("ACTOR_REPOS", Path("../data"))
 	NeedFile(t, filepath.Join(dev, "tasks.jsonl"), RequireRepoExecDev, "the RepoExec development subset (set ACTOR_REPOEXEC_DEV)")
 	NeedFile(t, filepath.Join(repos, "test-apps", "pyMonet"), RequireRepoExecDev,

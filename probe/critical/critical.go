@@ -79,7 +79,7 @@ type Rules struct {
 
 // DefaultRules returns the paper's and the authors' code's setting: all
 // three criteria, entropy ≥ 0.8 nats, influence ≥ 0.05, top 5 over all later
-// positions (REFERENCE.md §5).
+// positions (METHOD.md §5).
 func DefaultRules() Rules {
 	return Rules{Enabled: AllFlags, EntropyMin: 0.8, InfluenceMin: 0.05, TopK: 5}
 }

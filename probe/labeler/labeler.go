@@ -78,7 +78,7 @@ type Options struct {
 // ErrSkip marks a function its prompt cannot be built for (Options.Prompt).
 var ErrSkip = errors.New("skipped")
 
-// NoRetrieval is the prompt without repository context: REFERENCE.md §3's
+// NoRetrieval is the prompt without repository context: METHOD.md §3's
 // layout with no retrieved block, "# file path: {path}\n\n" and the
 // signature and docstring.
 func NoRetrieval(s *dataset.Sample) (string, error) {

@@ -8,7 +8,7 @@ import (
 	"slices"
 )
 
-// Config is one member's training recipe (REFERENCE.md §5 and the
+// Config is one member's training recipe (METHOD.md §5 and the
 // authors' train.py).
 type Config struct {
 	Units       int     `json:"units"`        // hidden units, 512

@@ -35,7 +35,7 @@
 set -eu
 cd "$(dirname "$0")/../.."
 OUT=${1:-results/repoexec-dev-qwen2.5-coder-0.5b}
-DATA=${DATA:-../shared/data/repoexec-dev}
+DATA=${DATA:-testdata/repoexec-dev}
 REPOS=${REPOS:?set REPOS to the folder holding test-apps/}
 LABELS=${LABELS:-probes/labels-qwen05b}
 ACTOR=${ACTOR:-bin/actor}

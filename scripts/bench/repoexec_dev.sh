@@ -10,7 +10,7 @@ set -eu
 cd "$(dirname "$0")/../.."
 OUT=${1:-runs/repoexec-dev-smollm2}
 [ $# -gt 0 ] && shift
-DATA=${DATA:-../shared/data/repoexec-dev/tasks.jsonl}
+DATA=${DATA:-testdata/repoexec-dev/tasks.jsonl}
 REPOS=${REPOS:?set REPOS to the folder holding test-apps/}
 PYTHON=${PYTHON:?set PYTHON to the Python the tests run with (scripts/setup-python-tests.sh)}
 ACTOR=${ACTOR:-bin/actor}

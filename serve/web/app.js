@@ -95,7 +95,9 @@ async function loadFunctions() {
 
 function blockView(b, cls) {
   const d = el("div", "block " + (cls || ""));
-  d.append(el("div", "head", b.path + ":" + b.start + "-" + b.end + "  score " + b.score.toFixed(3)));
+  // a retrieved block shows its score; a definition where it came from
+  const why = b.source ? "  " + b.source + ": " + (b.why || "") : "  score " + b.score.toFixed(3);
+  d.append(el("div", "head", b.path + ":" + b.start + "-" + b.end + why));
   if (b.text !== undefined) d.append(el("pre", "", b.text));
   return d;
 }
@@ -160,6 +162,12 @@ async function generate(e) {
           break;
         case "attempt":
           out.append(el("h3", "", "sample " + ev.sample + (ev.attempt > 0 ? " (attempt " + (ev.attempt + 1) + ")" : "") + " · " + ev.blocks.length + " blocks"));
+          if (ev.context && ev.context.length) {
+            const ctx = el("details", "context");
+            ctx.append(el("summary", "", "context: " + ev.context.length + " pieces besides the blocks"));
+            for (const b of ev.context) ctx.append(blockView(b));
+            out.append(ctx);
+          }
           pre = el("pre", "code");
           pre.dataset.sample = ev.sample;
           pre.append(el("span", "prompt", prompt));
