@@ -41,13 +41,17 @@ func ProbeModelInfo(m *engine.Model, tok *tokenizer.Tokenizer) probe.ModelInfo {
 	return probe.ModelInfo{Arch: m.Config.Architecture, Hidden: m.Config.Embed, TokenizerHash: tok.Hash(), Name: m.Config.Name}
 }
 
-// ProbeDirs are where a user's own probe for a model is looked for before
-// the shipped one: $ACTOR_HOME/probes.
+// ProbeDirs are where a probe file for a model is looked for before the
+// one built into the binary: a user's own in $ACTOR_HOME/probes, then
+// probes/ under the working folder (in the repository's checkout, the
+// committed probes the binary embeds, under the path run records and
+// reports have always named).
 func ProbeDirs() []string {
+	var dirs []string
 	if home, err := models.Home(); err == nil {
-		return []string{filepath.Join(home, "probes")}
+		dirs = append(dirs, filepath.Join(home, "probes"))
 	}
-	return nil
+	return append(dirs, "probes")
 }
 
 // ShippedProbe returns the probe file of the model (<model>.probe): a

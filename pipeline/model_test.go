@@ -18,7 +18,7 @@ func TestShippedProbeFromAnyFolder(t *testing.T) {
 	}
 	home := t.TempDir()
 	t.Setenv("ACTOR_HOME", home)
-	t.Chdir(t.TempDir()) // no probes/ here
+	t.Chdir(t.TempDir()) // no probes/ here: the binary's own is installed
 	p, err := ShippedProbe("qwen2.5-coder-0.5b")
 	if err != nil {
 		t.Fatal(err)
