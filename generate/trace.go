@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"actor/bench/jsonl"
+	"actor/jsonl"
 	"actor/retrieve"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"actor/internal/testsupport"
-	"actor/jsonrows"
+	"actor/jsonl"
 )
 
 const goldFn = "def add(a, b):\n    \"\"\"Add a and b.\n\n    More.\n    \"\"\"\n    return a + b"
@@ -46,7 +46,7 @@ func TestRepoExecJSONL(t *testing.T) {
 		t.Fatalf("errors = %v", set.Errors)
 	}
 	for i, w := range wantErrs {
-		var re *jsonrows.RowError
+		var re *jsonl.RowError
 		if set.Errors[i].Error() != w || !errors.As(set.Errors[i], &re) {
 			t.Errorf("error %d = %q, want %q", i, set.Errors[i], w)
 		}
@@ -196,7 +196,7 @@ func FuzzLoad(f *testing.F) {
 		}
 		nlines := bytes.Count(data, []byte("\n")) + 1
 		for _, e := range set.Errors {
-			var re *jsonrows.RowError
+			var re *jsonl.RowError
 			if !errors.As(e, &re) || re.File != file || re.Line < 1 || re.Line > nlines {
 				t.Fatalf("error %v does not name a line of %s (%d lines)", e, file, nlines)
 			}

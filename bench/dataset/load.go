@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"actor/jsonrows"
+	"actor/jsonl"
 )
 
 // Set is a loaded benchmark: its tasks in file order, the row errors met on
@@ -109,7 +109,7 @@ func (s *Set) readData(file string, data []byte, key string, parse func([]byte) 
 		seen[t.ID] = t.Origin
 	}
 	s.Files = append(s.Files, file)
-	rowErrs := jsonrows.Data(file, data, key, validJSON(func(raw []byte, line int) error {
+	rowErrs := jsonl.Data(file, data, key, validJSON(func(raw []byte, line int) error {
 		t, err := parse(raw)
 		if err != nil {
 			return err
@@ -128,7 +128,7 @@ func (s *Set) readData(file string, data []byte, key string, parse func([]byte) 
 // LoadPrompts reads a CoderEval CEPython*.jsonl prompt file.
 func LoadPrompts(file string) ([]Prompt, []error, error) {
 	var out []Prompt
-	rowErrs, err := jsonrows.File(file, "", validJSON(func(raw []byte, line int) error {
+	rowErrs, err := jsonl.File(file, "", validJSON(func(raw []byte, line int) error {
 		p, err := parsePrompt(raw)
 		if err == nil {
 			out = append(out, p)

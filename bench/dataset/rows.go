@@ -8,12 +8,12 @@ import (
 	"strconv"
 	"strings"
 
-	"actor/jsonrows"
+	"actor/jsonl"
 )
 
 // validJSON wraps fn so that a JSONL line that is not valid JSON is
 // reported as such before any field of it is read.
-func validJSON(fn jsonrows.Func) jsonrows.Func {
+func validJSON(fn jsonl.Func) jsonl.Func {
 	return func(raw []byte, line int) error {
 		if !json.Valid(raw) {
 			return errors.New("not a valid JSON value")
@@ -23,7 +23,7 @@ func validJSON(fn jsonrows.Func) jsonrows.Func {
 }
 
 // errorList returns row errors as the plain errors a Set collects.
-func errorList(rowErrs []*jsonrows.RowError) []error {
+func errorList(rowErrs []*jsonl.RowError) []error {
 	errs := make([]error, len(rowErrs))
 	for i, e := range rowErrs {
 		errs[i] = e

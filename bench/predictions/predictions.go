@@ -13,9 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"actor/bench/jsonl"
-
-	"actor/jsonrows"
+	"actor/jsonl"
 )
 
 // Prediction is one generated sample.
@@ -111,7 +109,7 @@ func Parse(raw []byte) (Prediction, error) {
 }
 
 // Read loads a predictions file. Malformed lines and repeated samples are
-// returned as *jsonrows.RowError naming the line; the other lines are kept.
+// returned as *jsonl.RowError naming the line; the other lines are kept.
 func Read(path string) ([]Prediction, []error, error) {
 	var (
 		out  []Prediction
@@ -126,7 +124,7 @@ func Read(path string) ([]Prediction, []error, error) {
 			}
 		}
 		if err != nil {
-			errs = append(errs, &jsonrows.RowError{File: path, Line: line, Err: err})
+			errs = append(errs, &jsonl.RowError{File: path, Line: line, Err: err})
 			return nil
 		}
 		seen[p.Key()] = line

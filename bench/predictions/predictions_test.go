@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"actor/jsonrows"
+	"actor/jsonl"
 )
 
 func TestWriteRead(t *testing.T) {
@@ -61,7 +61,7 @@ func TestWriteRead(t *testing.T) {
 		t.Fatalf("errors %v", errs)
 	}
 	for i, e := range errs {
-		var le *jsonrows.RowError
+		var le *jsonl.RowError
 		if !errors.As(e, &le) || !strings.HasPrefix(e.Error(), p+want[i]) {
 			t.Errorf("error %d = %v, want prefix %s%s", i, e, p, want[i])
 		}

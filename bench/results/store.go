@@ -13,8 +13,8 @@ import (
 	"strings"
 	"sync"
 
-	"actor/bench/jsonl"
 	"actor/bench/predictions"
+	"actor/jsonl"
 )
 
 // SamplesFile is the name of the per-sample JSONL file in a results folder.

@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 
-	"actor/jsonrows"
+	"actor/jsonl"
 )
 
 // repostRow is one line of RepoST-formatted JSONL as the ACToR authors
@@ -40,14 +40,14 @@ var ErrNoBody = errors.New("function without a body")
 // authors' ground_truth field has its indentation flattened), else
 // ground_truth. Rows that cannot be used (bad JSON, no target prompt, no
 // body) are errors when strict, else returned in skipped.
-func ReadRepoST(path string, strict bool) (samples []Sample, skipped []*jsonrows.RowError, err error) {
+func ReadRepoST(path string, strict bool) (samples []Sample, skipped []*jsonl.RowError, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("dataset %s: %w", path, err)
 	}
 	defer f.Close()
 	seen := map[string]bool{}
-	skipped, err = jsonrows.Lines(path, f, strict, func(raw []byte, _ int) error {
+	skipped, err = jsonl.Lines(path, f, strict, func(raw []byte, _ int) error {
 		s, err := parseRow(raw)
 		if err == nil && seen[s.ID] {
 			err = fmt.Errorf("task id %q repeated", s.ID)

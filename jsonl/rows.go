@@ -1,10 +1,11 @@
-// Package jsonrows reads the rows of outside JSON data files (benchmark
-// tasks, training sets): JSON Lines, a JSON array, or an array under one key
-// of a JSON object. It hands each row's raw JSON to the caller with its
-// 1-based line and names every bad row "file:line: problem", so that all
-// dataset readers frame rows and report problems the same way while each
-// keeps its own parsing of the fields.
-package jsonrows
+package jsonl
+
+// Rows of outside JSON data files (benchmark tasks, training sets): JSON
+// Lines, a JSON array, or an array under one key of a JSON object. Each
+// row's raw JSON is handed to the caller with its 1-based line and every
+// bad row is named "file:line: problem", so that all dataset readers frame
+// rows and report problems the same way while each keeps its own parsing
+// of the fields.
 
 import (
 	"bufio"

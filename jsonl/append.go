@@ -1,8 +1,9 @@
-// Package jsonl appends JSON records to a file one line at a time, each
-// line written whole and synced to disk before Append returns, so that a
-// process killed at any moment leaves every finished record readable. A torn
-// last line (a kill in the middle of a write) is cut off when the file is
-// opened again.
+// Package jsonl is the project's one JSON-lines package: it appends records
+// to a file one line at a time, each line written whole and synced to disk
+// before Append returns, so that a process killed at any moment leaves
+// every finished record readable (a torn last line, from a kill in the
+// middle of a write, is cut off when the file is opened again); and it
+// reads the rows of outside JSON data files (rows.go).
 package jsonl
 
 import (

@@ -1,4 +1,4 @@
-package jsonrows
+package jsonl
 
 import (
 	"bytes"
