@@ -18,7 +18,7 @@ export ACTOR_HOME="${ACTOR_HOME:-$HOME/.cache/actor}"
 python3 -m pip install --quiet pytest
 python3 -c "import setuptools" 2>/dev/null || python3 -m pip install --quiet setuptools
 scripts/fetch-vocab.sh
-./bin/actor models pull -q smollm2-135m qwen2.5-coder-0.5b all-minilm-l6-v2
+./bin/actor models pull -q smollm2-135m qwen2.5-coder-0.5b qwen2.5-coder-1.5b all-minilm-l6-v2
 ./bin/actor bench setup --benchmark repoexec --project python-string-utils,flutils,pyMonet
 export ACTOR_REPOS="${ACTOR_REPOS:-$ACTOR_HOME/repoexec-dev-sources}"
 scripts/repoexec-dev-sources.sh "$ACTOR_REPOS"

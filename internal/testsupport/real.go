@@ -54,11 +54,12 @@ func NeedFile(t testing.TB, path, env, hint string) string {
 	return path
 }
 
-// CIModels maps each model that .ci/run pulls to the variable that
+// CIModels maps each model that make test pulls to the variable that
 // requires it.
 var CIModels = map[string]string{
 	"smollm2-135m":       RequireModels,
 	"qwen2.5-coder-0.5b": RequireModels,
+	"qwen2.5-coder-1.5b": RequireModels,
 	"all-minilm-l6-v2":   RequireMiniLM,
 }
 
