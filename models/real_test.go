@@ -9,7 +9,7 @@ import (
 
 // TestPulledModelsVerify checks every model found in the real cache
 // ($ACTOR_HOME/models) against the registry: sizes, SHA-256 and GGUF
-// metadata. Models not pulled are skipped, except that the models .ci/run
+// metadata. Models not pulled are skipped, except that the models make test
 // pulls are required under its ACTOR_REQUIRE_* variables
 // (testsupport.Model).
 func TestPulledModelsVerify(t *testing.T) {

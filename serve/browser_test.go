@@ -12,7 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// RequireChromium makes a missing chromium binary a failure (.ci/run sets
+// RequireChromium makes a missing chromium binary a failure (make test sets
 // it after installing Debian's chromium).
 const RequireChromium = "ACTOR_REQUIRE_CHROMIUM"
 

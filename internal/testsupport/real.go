@@ -7,7 +7,7 @@
 // <user cache dir>/actor; models.Home): pulled models in models/ (actor
 // models pull), llama.cpp's vocab files in vocab/ (scripts/fetch-vocab.sh).
 // A test that needs one skips when it is absent, unless the file's
-// requirement variable is "1" (.ci/run sets them), and then it fails.
+// requirement variable is "1" (make test sets them), and then it fails.
 package testsupport
 
 import (
