@@ -107,7 +107,7 @@ func runRepoGenerate(cmd *cobra.Command, stdout, stderr io.Writer) error {
 	if fl.Changed("max-tokens") {
 		cfg.MaxNewTokens = g.maxTokens
 	}
-	pl, err := openPipeline(g.model, engineOptions(engine.Options{ContextLength: g.ctx, Threads: g.threads, F32Cache: g.f32Cache}), &f.methodFlags, cfg, stderr)
+	pl, err := openPipeline(g.model, engineOptions(engine.Options{ContextLength: g.ctx, Threads: g.threads, F32Cache: g.f32Cache, FlashAttention: g.flashAttn}), &f.methodFlags, cfg, stderr)
 	if err != nil {
 		return err
 	}
