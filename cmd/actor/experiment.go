@@ -16,6 +16,7 @@ import (
 
 	"actor/bench/dataset"
 	"actor/bench/experiment"
+	"actor/generate"
 	"actor/models"
 	"actor/pipeline"
 	"actor/queue"
@@ -179,7 +180,7 @@ func init() {
 	fs.StringVar(&f.s.Out, "out", "", "results folder: runs/, probes/ and one folder per experiment")
 	fs.StringVar(&f.s.Model, "model", models.DefaultModel, "model name or GGUF file")
 	fs.IntVarP(&f.s.N, "samples", "n", 5, "samples per task")
-	fs.Float64Var(&f.s.Temperature, "temperature", 0.6, "sampling temperature")
+	fs.Float64Var(&f.s.Temperature, "temperature", generate.DefaultConfig.Temperature, "sampling temperature")
 	fs.Uint64Var(&f.s.Seed, "seed", 0, "random seed (each task and sample derives its own)")
 	fs.IntVar(&f.s.Threads, "threads", 0, "CPU threads of each actor run (0: its default)")
 	fs.IntVar(&f.limit, "limit", 0, "only the first N tasks (0: all)")

@@ -182,7 +182,7 @@ func init() {
 	f.StringVar(&rf.exclude, "exclude-labels", "", "skip the functions of this labels directory")
 	f.IntVar(&rf.limit, "limit", 50, "functions to generate (0: all)")
 	f.IntVar(&rf.maxTokens, "max-tokens", 256, "maximum generated tokens per function")
-	f.Float64Var(&rf.temperature, "temperature", 0.6, "sampling temperature (paper 0.6; 0: greedy)")
+	f.Float64Var(&rf.temperature, "temperature", generate.DefaultConfig.Temperature, "sampling temperature (the paper's 0.6; 0: greedy)")
 	f.Uint64Var(&rf.seed, "seed", 1, "sampling seed")
 	f.IntVar(&rf.threads, "threads", 0, "CPU threads for ggml (0: number of CPUs, at most 8)")
 	f.IntVar(&rf.ctx, "ctx", 0, "context length (0: the engine's default)")
