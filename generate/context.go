@@ -76,8 +76,8 @@ func (o ContextOptions) Validate() error {
 	return nil
 }
 
-// plain reports whether the options add nothing to the authors' prompts.
-func (o ContextOptions) plain() bool {
+// authorsOnly reports whether the options add nothing to the authors' prompts.
+func (o ContextOptions) authorsOnly() bool {
 	return (o.Format == "" || o.Format == retrieve.FormatAuthors) && !o.InFile && !o.Symbols
 }
 
@@ -129,7 +129,7 @@ func (f *framer) frame(t retrieve.Target, repoCoder bool) (*retrieve.Frame, erro
 		return f.last, nil
 	}
 	fr := &retrieve.Frame{Format: f.opt.Format, RepoCoder: repoCoder, Repo: f.corpus.Name, Path: t.Path, Prompt: t.Prompt}
-	if f.opt.plain() {
+	if f.opt.authorsOnly() {
 		f.key, f.last = key, fr
 		return fr, nil
 	}
@@ -170,7 +170,7 @@ func (f *framer) symbols(t retrieve.Target, code retrieve.FileCode, tc retrieve.
 	var out []retrieve.Result
 	used := 0
 	for _, s := range f.corpus.Symbols.InScope(tg) {
-		if f.opt.InFile && s.Path == t.Path && code.Shows(s.Start, s.End, fn.DeclStart, fn.End) {
+		if f.opt.InFile && s.Path == t.Path && code.Shows(s.Start, s.End) {
 			continue
 		}
 		r := defResult(s, retrieve.SourceSymbol)
@@ -263,4 +263,17 @@ func (b *base) traceContext(t retrieve.Target, repoCoder bool) []Block {
 		return nil
 	}
 	return contextBlocks(fr, t.Function)
+}
+
+// Frame returns what the prompts of a method with options o show for target
+// t besides its blocks, from corpus c (repoCoder: RepoCoder's own layout in
+// the authors' format); actor prompt prints prompts through it.
+func Frame(c *Corpus, tok *tokenizer.Tokenizer, o ContextOptions, t retrieve.Target, repoCoder bool) (*retrieve.Frame, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if o.Format != "" && !SupportsFormat(tok, o.Format) {
+		return nil, fmt.Errorf("generate: the model's vocabulary lacks the special tokens of the %s format", o.Format)
+	}
+	return (&framer{opt: o, corpus: c, tok: tok}).frame(t, repoCoder)
 }

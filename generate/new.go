@@ -64,7 +64,7 @@ type Options struct {
 // then ends in "+bm25" and their Notes say so.
 func New(o Options) (Generator, error) {
 	g, err := newGenerator(o)
-	if err != nil || (o.Context.plain() && o.Context.Lookup == "") {
+	if err != nil || (o.Context.authorsOnly() && o.Context.Lookup == "") {
 		return g, err
 	}
 	if o.Context.Format != "" && !SupportsFormat(o.Decoder.tok, o.Context.Format) {
@@ -86,7 +86,7 @@ func newGenerator(o Options) (Generator, error) {
 	if err := o.Context.Validate(); err != nil {
 		return nil, err
 	}
-	if (o.Method != MethodRawPrompt || !o.Context.plain()) && o.Corpus == nil {
+	if (o.Method != MethodRawPrompt || !o.Context.authorsOnly()) && o.Corpus == nil {
 		return nil, fmt.Errorf("generate: method %s needs a repository corpus", o.Method)
 	}
 	if o.Context.Lookup != "" && (o.Method != MethodACToR || o.NoInference) {

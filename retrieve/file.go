@@ -18,13 +18,13 @@ type FileCode struct {
 	// HeadEnd is the head's last line (0: none); AboveFrom the first line
 	// of the code shown just above the function; BelowTo the last line
 	// shown below it (1-based; AboveFrom = DeclStart and BelowTo = End when
-	// none is shown).
-	HeadEnd, AboveFrom, BelowTo int
+	// none is shown). DeclStart and End are the function's own lines.
+	HeadEnd, AboveFrom, BelowTo, DeclStart, End int
 }
 
 // Shows reports whether the lines [start, end] are all in the shown code.
-func (c FileCode) Shows(start, end, declStart, fnEnd int) bool {
-	return end <= c.HeadEnd || (start >= c.AboveFrom && end < declStart) || (start > fnEnd && end <= c.BelowTo)
+func (c FileCode) Shows(start, end int) bool {
+	return end <= c.HeadEnd || (start >= c.AboveFrom && end < c.DeclStart) || (start > c.End && end <= c.BelowTo)
 }
 
 // gapLine marks left-out lines (valid Python: an Ellipsis statement).
@@ -94,7 +94,7 @@ func CutFile(src []byte, declStart, end int, tc TokenCounter, tokens int, withBe
 			}
 		}
 	}
-	c := FileCode{HeadEnd: headEnd, AboveFrom: above + 1, BelowTo: below - 1}
+	c := FileCode{HeadEnd: headEnd, AboveFrom: above + 1, BelowTo: below - 1, DeclStart: declStart, End: end}
 	var b strings.Builder
 	b.WriteString(strings.Join(lines[:headEnd], ""))
 	if above > headEnd {

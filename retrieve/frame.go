@@ -140,10 +140,29 @@ func (f *Frame) tail(snippets int) string {
 }
 
 // choose keeps, best first, the results whose rendering fits the budget
-// (see the package's choose); used starts the running total.
+// (see the package's choose); used starts the running total. A result the
+// frame already shows (inside a symbol's lines, or in the target file's
+// shown code) is left out: the budget goes to what is new.
 func (f *Frame) choose(results []Result, tc TokenCounter, b Budget, used int) ([]Result, error) {
+	if len(f.Symbols) > 0 || f.Above != "" || f.Below != "" {
+		results = slices.DeleteFunc(slices.Clone(results), f.shows)
+	}
 	kept, _, err := choose(results, f.counted, tc, b, used)
 	return kept, err
+}
+
+// shows reports whether the frame already shows all of r's lines.
+func (f *Frame) shows(r Result) bool {
+	if r.Path == f.Path && (f.Above != "" || f.Below != "") && f.Code.Shows(r.Start, r.End) {
+		return true
+	}
+	for _, s := range f.Symbols {
+		whole := strings.Count(strings.TrimSuffix(s.Text, "\n"), "\n")+1 == s.End-s.Start+1 // not a summary
+		if whole && s.Path == r.Path && s.Start <= r.Start && r.End <= s.End {
+			return true
+		}
+	}
+	return false
 }
 
 // Assemble lays out the blocks, in the order given, after the frame's head

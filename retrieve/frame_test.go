@@ -1,6 +1,7 @@
 package retrieve
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -100,7 +101,7 @@ func TestCutFile(t *testing.T) {
 	if c.HeadEnd != 3 || c.AboveFrom != 5 || c.BelowTo != 10 {
 		t.Errorf("lines: head to %d, above from %d, below to %d", c.HeadEnd, c.AboveFrom, c.BelowTo)
 	}
-	if !c.Shows(5, 5, 7, 8) || c.Shows(4, 4, 7, 8) || !c.Shows(1, 3, 7, 8) || !c.Shows(9, 10, 7, 8) {
+	if !c.Shows(5, 5) || c.Shows(4, 4) || !c.Shows(1, 3) || !c.Shows(9, 10) {
 		t.Error("Shows disagrees with the cut")
 	}
 	// Without the code below, the budget goes above; a budget under the
@@ -120,5 +121,30 @@ func TestCutFile(t *testing.T) {
 	}
 	if _, err := CutFile([]byte(src), 9, 20, wordCounter{}, 16, true); err == nil {
 		t.Error("a function past the file's end should fail")
+	}
+}
+
+// Blocks the frame already shows are left out of the budget: one inside a
+// symbol shown whole, one inside the target file's shown code; a block
+// inside a symbol shown as a summary stays.
+func TestFrameLeavesOutWhatItShows(t *testing.T) {
+	whole := Result{Candidate: index.Candidate{Path: "m.py", Start: 10, End: 11, Text: "def f():\n    return 1"}, Source: SourceSymbol}
+	summary := Result{Candidate: index.Candidate{Path: "m.py", Start: 20, End: 40, Text: "def g():\n    \"\"\"Doc.\"\"\"\n    ..."}, Source: SourceSymbol}
+	fr := &Frame{Format: FormatRepo, Symbols: []Result{whole, summary}, Path: "t.py", Above: "import os\n", Prompt: target,
+		Code: FileCode{HeadEnd: 1, AboveFrom: 5, BelowTo: 9, DeclStart: 7, End: 8}}
+	in := []Result{res("m.py", "return 1", 0.9), res("m.py", "x", 0.8), res("t.py", "y", 0.7), res("u.py", "z", 0.6)}
+	in[0].Start, in[0].End = 11, 11 // inside f, shown whole
+	in[1].Start, in[1].End = 30, 31 // inside g's body, only summarised
+	in[2].Start, in[2].End = 5, 6   // the target file's code above the function
+	p, err := fr.Ranked(in, wordCounter{}, Budget{MaxTokens: 1000, MaxBlocks: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, b := range p.Blocks {
+		got = append(got, fmt.Sprintf("%s:%d", b.Path, b.Start))
+	}
+	if strings.Join(got, " ") != "m.py:30 u.py:1" {
+		t.Errorf("blocks %v, want m.py:30 u.py:1", got)
 	}
 }

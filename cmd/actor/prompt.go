@@ -13,12 +13,13 @@ import (
 	"actor/generate"
 	"actor/gguf"
 	"actor/models"
+	"actor/pipeline"
 	"actor/retrieve"
 	"actor/tokenizer"
 )
 
-// loadTokenCounter opens the generator model's tokenizer.
-func loadTokenCounter(model string) (retrieve.TokenCounter, error) {
+// loadTokenizer opens the generator model's tokenizer.
+func loadTokenizer(model string) (*tokenizer.Tokenizer, error) {
 	path, err := models.Resolve(model)
 	if err != nil {
 		return nil, err
@@ -27,11 +28,7 @@ func loadTokenCounter(model string) (retrieve.TokenCounter, error) {
 	if err != nil {
 		return nil, err
 	}
-	tok, err := tokenizer.FromGGUF(f)
-	if err != nil {
-		return nil, err
-	}
-	return generate.TokenCounter{Tok: tok}, nil
+	return tokenizer.FromGGUF(f)
 }
 
 var promptFlags struct {
@@ -46,6 +43,8 @@ var promptFlags struct {
 	budget    int
 	maxBlocks int
 	asJSON    bool
+	context   generate.ContextOptions
+	format    string
 }
 
 // promptCmd prints the retrieval-augmented prompt for a target function.
@@ -90,9 +89,19 @@ stay under --budget; a block that does not fit is skipped, at most
 		if f.layout != "actor" && f.layout != "repocoder" {
 			return fmt.Errorf("--layout %q: want actor or repocoder", f.layout)
 		}
-		tc, err := loadTokenCounter(f.model)
+		tok, err := loadTokenizer(f.model)
 		if err != nil {
 			return err
+		}
+		f.context.Format = retrieve.Format(f.format)
+		if f.format == pipeline.FormatAuto {
+			f.context.Format = generate.ModelFormat(tok)
+		}
+		var walked *generate.Corpus
+		if f.context.Format != "" || f.context.InFile || f.context.Symbols {
+			if walked, err = generate.ReadCorpus(repo, pipeline.DefaultIndexConfig().Walk); err != nil {
+				return err
+			}
 		}
 		ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
@@ -107,10 +116,17 @@ stay under --budget; a block that does not fit is skipped, at most
 		}
 		budget := retrieve.Budget{MaxTokens: f.budget, MaxBlocks: f.maxBlocks}
 		var p retrieve.Prompt
+		fr := &retrieve.Frame{RepoCoder: f.layout == "repocoder", Path: tg.Path, Prompt: tg.Prompt}
+		if walked != nil {
+			if fr, err = generate.Frame(walked, tok, f.context, tg, f.layout == "repocoder"); err != nil {
+				return err
+			}
+		}
+		tc := generate.TokenCounter{Tok: tok, Special: fr.Special()}
 		if f.layout == "actor" {
-			p, err = retrieve.ACToRPrompt(results, tg.Path, tg.Prompt, tc, budget)
+			p, err = fr.Ranked(results, tc, budget)
 		} else {
-			p, err = retrieve.RepoCoderPrompt(results, tg.Prompt, tc, budget)
+			p, err = fr.Ascending(results, tc, budget)
 		}
 		if err != nil {
 			return err
@@ -125,8 +141,9 @@ stay under --budget; a block that does not fit is skipped, at most
 		return enc.Encode(map[string]any{
 			"target": map[string]any{"path": tg.Path, "name": tg.Function.Name, "start": tg.Function.Start,
 				"end": tg.Function.End, "hidden_from_line": tg.Exclusion.StartLine},
-			"prompt": p.Text,
-			"blocks": jsonBlocks(p.Blocks),
+			"prompt":  p.Text,
+			"blocks":  jsonBlocks(p.Blocks),
+			"context": jsonBlocks(fr.Symbols),
 		})
 	},
 }
@@ -137,6 +154,11 @@ func init() {
 	f.index.register(fs)
 	f.retrieval.register(fs, 10)
 	fs.StringVar(&f.file, "file", "", "target file, relative to REPO")
+	fs.StringVar(&f.format, "format", "", "prompt format: authors (default), plain, repo, fim or auto (see actor generate --help)")
+	fs.BoolVar(&f.context.InFile, "in-file", false, "show the target file's own code")
+	fs.BoolVar(&f.context.Symbols, "symbols", false, "show the definitions in scope of the target")
+	fs.IntVar(&f.context.FileTokens, "file-tokens", generate.DefaultFileTokens, "token budget of --in-file")
+	fs.IntVar(&f.context.SymbolTokens, "symbol-tokens", generate.DefaultSymbolTokens, "token budget of --symbols")
 	fs.IntVar(&f.line, "line", 0, "a 1-based line inside the target function")
 	fs.StringVar(&f.tasks, "tasks", "", "benchmark tasks (JSONL, RepoExec or ACToR fields)")
 	fs.StringVar(&f.taskID, "task", "", "task id in --tasks")
