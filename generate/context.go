@@ -44,6 +44,8 @@ type ContextOptions struct {
 type Lookup string
 
 const (
+	// LookupOff looks nothing up (as "", but said: it overrides a default).
+	LookupOff Lookup = "off"
 	// LookupAdd puts the definitions whose names extend the name being
 	// written before the dense re-query's blocks.
 	LookupAdd Lookup = "add"
@@ -53,7 +55,7 @@ const (
 )
 
 // Lookups lists the name-lookup modes ("" is off).
-var Lookups = []Lookup{"", LookupAdd, LookupOnly}
+var Lookups = []Lookup{"", LookupOff, LookupAdd, LookupOnly}
 
 // Default budgets of the context sources.
 const (
@@ -69,7 +71,7 @@ func (o ContextOptions) Validate() error {
 	case o.Format != "" && !slices.Contains(retrieve.Formats, o.Format):
 		return fmt.Errorf("generate: format %q: want one of %v", o.Format, retrieve.Formats)
 	case !slices.Contains(Lookups, o.Lookup):
-		return fmt.Errorf("generate: name lookup %q: want add or only", o.Lookup)
+		return fmt.Errorf("generate: name lookup %q: want off, add or only", o.Lookup)
 	case o.InFile && o.FileTokens < 1, o.Symbols && o.SymbolTokens < 1:
 		return errors.New("generate: a context source needs a token budget of at least one")
 	}
@@ -220,9 +222,10 @@ func receiverDot(r string) string {
 	return r + "."
 }
 
-// lookupMode is the frame's name-lookup mode ("" without a frame).
+// lookupMode is the frame's name-lookup mode ("" when off or without a
+// frame).
 func (f *framer) lookupMode() Lookup {
-	if f == nil {
+	if f == nil || f.opt.Lookup == LookupOff {
 		return ""
 	}
 	return f.opt.Lookup

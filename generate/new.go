@@ -64,7 +64,7 @@ type Options struct {
 // then ends in "+bm25" and their Notes say so.
 func New(o Options) (Generator, error) {
 	g, err := newGenerator(o)
-	if err != nil || (o.Context.authorsOnly() && o.Context.Lookup == "") {
+	if err != nil || (o.Context.authorsOnly() && (o.Context.Lookup == "" || o.Context.Lookup == LookupOff)) {
 		return g, err
 	}
 	if o.Context.Format != "" && !SupportsFormat(o.Decoder.tok, o.Context.Format) {
@@ -89,7 +89,7 @@ func newGenerator(o Options) (Generator, error) {
 	if (o.Method != MethodRawPrompt || !o.Context.authorsOnly()) && o.Corpus == nil {
 		return nil, fmt.Errorf("generate: method %s needs a repository corpus", o.Method)
 	}
-	if o.Context.Lookup != "" && (o.Method != MethodACToR || o.NoInference) {
+	if o.Context.Lookup != "" && o.Context.Lookup != LookupOff && (o.Method != MethodACToR || o.NoInference) {
 		return nil, errors.New("generate: name lookup is ACToR's, with critical-token inference on")
 	}
 	switch o.Method {

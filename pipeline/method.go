@@ -82,6 +82,9 @@ type Method struct {
 	FileTokens   int    `json:",omitempty"`
 	SymbolTokens int    `json:",omitempty"`
 	Lookup       string `json:",omitempty"`
+	// NoContext keeps ACToR without --exact to the authors' prompts
+	// (Resolved otherwise adds the measured context).
+	NoContext bool `json:",omitempty"`
 }
 
 // FormatAuto chooses the model's own prompt format from its special
@@ -102,8 +105,10 @@ func DefaultMethod() Method {
 // Otherwise ACToR takes the levers that cost no measurable pass@k on the
 // dev tasks while bringing its time per token to RawRAG's (BENCHMARKS.md,
 // "ACToR's cost levers"): the stable layout, block and tail KV reuse, and
-// no judging inside # comments. Other methods have no levers (a server
-// started with one has no probe and serves no ACToR).
+// no judging inside # comments; and, unless NoContext, the context
+// measured best on the dev tasks (DefaultContext). Other methods have no
+// levers and show what their switches say (a server started with one has
+// no probe and serves no ACToR).
 func (m Method) Resolved() Method {
 	if m.Method != generate.MethodACToR || m.Exact {
 		if m.Layout == "" {
@@ -117,6 +122,27 @@ func (m Method) Resolved() Method {
 	m.KVReuse, m.KVReuseTail = true, true
 	if !m.NoInference {
 		m.SkipComments = true
+	}
+	if !m.NoContext {
+		m = DefaultContext.over(m)
+	}
+	return m
+}
+
+// DefaultContext is what ACToR without --exact shows besides its blocks:
+// the context that scored best on the dev tasks (results/, the context
+// experiment).
+var DefaultContext = Method{Format: FormatAuto, InFile: true, Symbols: true}
+
+// over returns m with c's context switches where m leaves them unset.
+func (c Method) over(m Method) Method {
+	if m.Format == "" {
+		m.Format = c.Format
+	}
+	m.InFile = m.InFile || c.InFile
+	m.Symbols = m.Symbols || c.Symbols
+	if m.Lookup == "" && !m.NoInference && m.Entropy == 0 {
+		m.Lookup = c.Lookup
 	}
 	return m
 }
@@ -148,8 +174,8 @@ func (m *Method) Validate() error {
 	case m.FileTokens < 0 || m.SymbolTokens < 0:
 		return errors.New("--file-tokens and --symbol-tokens are budgets of at least one token (0: the default)")
 	case !slices.Contains(generate.Lookups, generate.Lookup(m.Lookup)):
-		return fmt.Errorf("--name-lookup %q: want add or only", m.Lookup)
-	case m.Lookup != "" && (m.Method != generate.MethodACToR || m.NoInference):
+		return fmt.Errorf("--name-lookup %q: want off, add or only", m.Lookup)
+	case m.Lookup != "" && m.Lookup != string(generate.LookupOff) && (m.Method != generate.MethodACToR || m.NoInference):
 		return errors.New("--name-lookup is for ACToR with critical-token inference on (--method actor, no --no-inference)")
 	}
 	return nil

@@ -192,3 +192,33 @@ func TestOpenRefusesBadInput(t *testing.T) {
 		t.Errorf("no probe: %v", err)
 	}
 }
+
+// ACToR without --exact adds the default context; --exact, --no-context
+// and the baselines keep the authors' prompts unless their switches say
+// otherwise; a switch given wins over the default.
+func TestResolvedContext(t *testing.T) {
+	type ctx struct {
+		format          string
+		inFile, symbols bool
+	}
+	cases := []struct {
+		name string
+		edit func(*Method)
+		want ctx
+	}{
+		{"default", func(*Method) {}, ctx{FormatAuto, true, true}},
+		{"exact", func(m *Method) { m.Exact = true }, ctx{"", false, false}},
+		{"exact with file code", func(m *Method) { m.Exact, m.InFile = true, true }, ctx{"", true, false}},
+		{"no context", func(m *Method) { m.NoContext = true }, ctx{"", false, false}},
+		{"a format given", func(m *Method) { m.Format = "repo" }, ctx{"repo", true, true}},
+		{"a baseline", func(m *Method) { m.Method = generate.MethodRawRAG }, ctx{"", false, false}},
+	}
+	for _, c := range cases {
+		m := DefaultMethod()
+		c.edit(&m)
+		r := m.Resolved()
+		if got := (ctx{r.Format, r.InFile, r.Symbols}); got != c.want {
+			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
+		}
+	}
+}

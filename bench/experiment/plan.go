@@ -422,7 +422,7 @@ func contextRuns(probe string) []Run {
 		add(m.name+"-fim-file-sym", m.label+", FIM + file + symbols", m.name, fim, file, sym)
 	}
 	add("actor-exact", "ACToR (the paper's, --exact)", "actor", "--exact")
-	add("actor-fim-file-sym", "ACToR, FIM + file + symbols", "actor", fim, file, sym)
+	add("actor-fim-file-sym", "ACToR, FIM + file + symbols", "actor", fim, file, sym, "--name-lookup off")
 	add("actor-fim-file-sym-lookup", "ACToR, FIM + file + symbols + name lookup", "actor", fim, file, sym, "--name-lookup add")
 	add("actor-fim-file-sym-lookup-only", "ACToR, FIM + file + symbols + name lookup only", "actor", fim, file, sym, "--name-lookup only")
 	return runs

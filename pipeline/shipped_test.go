@@ -1,0 +1,144 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"actor/engine"
+	"actor/generate"
+	"actor/internal/testsupport"
+	"actor/retrieve"
+)
+
+var update = flag.Bool("update", false, "record the shipped configuration's output as the fixture")
+
+// mainJob is what the README's main job does and prints, as the fixture
+// records it.
+type mainJob struct {
+	Method   string   `json:"method"`
+	Code     string   `json:"code"`
+	Judged   int      `json:"judged"`
+	Triggers int      `json:"triggers"`
+	Changes  int      `json:"context_changes"`
+	Critical []string `json:"critical"` // the critical tokens, in order
+	Context  []string `json:"context"`  // what the prompt shows besides the blocks
+	Blocks   []string `json:"blocks"`   // the first prompt's blocks
+}
+
+// TestShippedConfiguration runs the README's main job as a user would get
+// it, from a folder outside the checkout: the default model, its shipped
+// probe (from the binary), the dense encoder and the default method on the
+// example repository, greedy. The probe must load, judge and trigger, and
+// the code and trace must equal the recorded fixture (go test -run
+// TestShippedConfiguration -update records it anew). A corrupted probe
+// file, or the other model's, is refused.
+func TestShippedConfiguration(t *testing.T) {
+	model := testsupport.Model(t, "qwen2.5-coder-0.5b")
+	testsupport.Model(t, DefaultEncoder)
+	repo, err := filepath.Abs(filepath.Join("..", "examples", "inventory"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixture, err := filepath.Abs(filepath.Join("testdata", "shipped-main-job.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir()) // nothing may come from the checkout's folders
+	cfg := generate.DefaultConfig
+	cfg.Temperature = 0
+	m := DefaultMethod()
+	p, err := Open(Options{Model: model, Engine: engine.Options{Threads: 2}, Method: m, Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if p.Probe == nil || p.Enc == nil {
+		t.Fatalf("the default method runs without its probe (%v) or encoder (%v)", p.Probe != nil, p.Enc != nil)
+	}
+	c, err := p.Corpus(context.Background(), repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := p.Generator(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := retrieve.AtLine(repo, "inventory/report.py", 11)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg.ID = "inventory/report.py:11"
+	s, err := g.Generate(tg, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := mainJob{Method: g.Method(), Code: s.Code, Judged: s.Trace.Judged, Triggers: s.Triggers, Changes: s.ContextChanges}
+	for _, a := range s.Trace.Attempts {
+		for _, ev := range a.Events {
+			if ev.Critical {
+				got.Critical = append(got.Critical, ev.Text)
+			}
+		}
+	}
+	first := s.Trace.Attempts[0]
+	for _, b := range first.Context {
+		got.Context = append(got.Context, b.Source+" "+b.Path)
+	}
+	for _, b := range first.Blocks {
+		got.Blocks = append(got.Blocks, b.Path)
+	}
+	if got.Judged == 0 || got.Triggers == 0 {
+		t.Errorf("the shipped probe judged %d tokens and triggered %d times: it should do both", got.Judged, got.Triggers)
+	}
+	if *update {
+		b, _ := json.MarshalIndent(got, "", "  ")
+		if err := os.WriteFile(fixture, append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want mainJob
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		gb, _ := json.MarshalIndent(got, "", "  ")
+		t.Errorf("the main job differs from its fixture %s:\n got %s\nwant %s", fixture, gb, b)
+	}
+
+	// A damaged probe file, and the other model's probe, are refused.
+	shipped, err := m.ProbeFile(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(shipped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged := filepath.Join(t.TempDir(), "damaged.probe")
+	data[len(data)/2] ^= 0xff
+	os.WriteFile(damaged, data[:len(data)-100], 0o644)
+	other, err := ShippedProbe("smollm2-135m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{damaged, other} {
+		m := DefaultMethod()
+		m.Probe = bad
+		if p, err := Open(Options{Model: model, Engine: engine.Options{Threads: 1}, Method: m, Config: cfg}); err == nil {
+			p.Close()
+			t.Errorf("probe %s was accepted for %s", filepath.Base(bad), filepath.Base(model))
+		} else if !strings.Contains(err.Error(), "probe") {
+			t.Errorf("probe %s refused without naming the probe: %v", filepath.Base(bad), err)
+		}
+	}
+}
