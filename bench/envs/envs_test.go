@@ -13,7 +13,6 @@ import (
 	"strings"
 	"testing"
 
-
 	"github.com/ulikunitz/xz"
 )
 
