@@ -1,6 +1,7 @@
 package generate
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -95,6 +96,7 @@ func (b *base) counter(fr *retrieve.Frame) TokenCounter {
 // corpus c.
 func (b *base) withContext(o ContextOptions, c *Corpus) {
 	b.fr = &framer{opt: o, corpus: c, tok: b.dec.tok}
+	b.notes = append(slices.Clip(b.notes), o.notes()...)
 }
 
 // newSample starts a sample's record.

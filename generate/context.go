@@ -280,3 +280,24 @@ func Frame(c *Corpus, tok *tokenizer.Tokenizer, o ContextOptions, t retrieve.Tar
 	}
 	return (&framer{opt: o, corpus: c, tok: tok}).frame(t, repoCoder)
 }
+
+// notes say what the options add to the paper's prompts.
+func (o ContextOptions) notes() []string {
+	var out []string
+	if o.Format != "" && o.Format != retrieve.FormatAuthors {
+		out = append(out, fmt.Sprintf("prompt format %s instead of the authors' layout", o.Format))
+	}
+	if o.InFile {
+		out = append(out, fmt.Sprintf("the target file's own code (imports, nearest lines; %d tokens)", o.FileTokens))
+	}
+	if o.Symbols {
+		out = append(out, fmt.Sprintf("the definitions in scope of the target (%d tokens)", o.SymbolTokens))
+	}
+	switch o.Lookup {
+	case LookupAdd:
+		out = append(out, "name lookup: at a critical token inside a name, the definitions extending it come before the re-query's blocks")
+	case LookupOnly:
+		out = append(out, "name lookup only: at a critical token inside a name, the definitions extending it instead of a re-query")
+	}
+	return out
+}
