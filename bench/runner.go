@@ -319,6 +319,7 @@ func (r *runner) evaluateAll(ctx context.Context, todo []job) (int, error) {
 // the command's input is wrong, so the CLI exits with status 2.
 type FolderError struct{ Flag, Dir, Why string }
 
+// Error names the flag, the folder and why it is refused.
 func (e *FolderError) Error() string { return fmt.Sprintf("%s %s: %s", e.Flag, e.Dir, e.Why) }
 
 // ExitCode is the CLI's exit status for the error.

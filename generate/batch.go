@@ -131,6 +131,7 @@ type lockedRetriever struct {
 	r  Retriever
 }
 
+// Retrieve runs the wrapped retriever under the lock.
 func (l lockedRetriever) Retrieve(q string, ex retrieve.Exclusion) ([]retrieve.Result, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -15,6 +15,7 @@ type apiError struct {
 	Message string
 }
 
+// Error is the message the client reads.
 func (e *apiError) Error() string { return e.Message }
 
 // badRequest is a 400 naming what is wrong with the request.

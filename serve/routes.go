@@ -63,11 +63,13 @@ type statusRecorder struct {
 	status int
 }
 
+// WriteHeader records the status and writes it.
 func (r *statusRecorder) WriteHeader(code int) {
 	r.status = code
 	r.ResponseWriter.WriteHeader(code)
 }
 
+// Flush passes a flush to the wrapped writer (streamed answers).
 func (r *statusRecorder) Flush() {
 	if f, ok := r.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
