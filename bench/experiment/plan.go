@@ -389,13 +389,15 @@ func Quote(args []string) string {
 // the target file's own code, what any editor's completion shows a model.
 const contextReference = "rawprompt-file"
 
-// contextRuns are the context experiment's configurations: each method in
-// the authors' layout and in the model's fill-in-the-middle repository
-// format, without and with the target file's code and the definitions in
-// scope; ACToR (the paper's, exact) as published, and ACToR with its
-// levers over the full context, without and with name lookup.
+// contextRuns are the context experiment's configurations: RawPrompt with
+// the target file's code and the definitions in scope in the authors'
+// layout, the model's repository format and fill in the middle; RawRAG
+// and RepoCoder in the authors' layout and in fill in the middle, without
+// and with that context; ACToR (the paper's, exact) as published, and
+// ACToR with its levers over the full context in the authors' layout and
+// in fill in the middle, without and with name lookup.
 func contextRuns(probe string) []Run {
-	const fim, file, sym = "--format fim", "--in-file", "--symbols"
+	const fim, repo, file, sym = "--format fim", "--format repo", "--in-file", "--symbols"
 	var runs []Run
 	add := func(name, label, method string, flags ...string) {
 		args := []string{"--method", method}
@@ -412,6 +414,9 @@ func contextRuns(probe string) []Run {
 	}
 	add("rawprompt", "RawPrompt", "rawprompt")
 	add(contextReference, "RawPrompt + file", "rawprompt", file)
+	add("rawprompt-file-sym", "RawPrompt + file + symbols", "rawprompt", file, sym)
+	add("rawprompt-repo-file", "RawPrompt, repo format + file", "rawprompt", repo, file)
+	add("rawprompt-repo-file-sym", "RawPrompt, repo format + file + symbols", "rawprompt", repo, file, sym)
 	add("rawprompt-fim-file", "RawPrompt, FIM + file", "rawprompt", fim, file)
 	add("rawprompt-fim-file-sym", "RawPrompt, FIM + file + symbols", "rawprompt", fim, file, sym)
 	for _, m := range []struct{ name, label string }{{"rawrag", "RawRAG"}, {"repocoder", "RepoCoder"}} {
@@ -422,6 +427,8 @@ func contextRuns(probe string) []Run {
 		add(m.name+"-fim-file-sym", m.label+", FIM + file + symbols", m.name, fim, file, sym)
 	}
 	add("actor-exact", "ACToR (the paper's, --exact)", "actor", "--exact")
+	add("actor-file-sym", "ACToR + file + symbols", "actor", "--format authors", file, sym, "--name-lookup off")
+	add("actor-file-sym-lookup", "ACToR + file + symbols + name lookup", "actor", "--format authors", file, sym, "--name-lookup add")
 	add("actor-fim-file-sym", "ACToR, FIM + file + symbols", "actor", fim, file, sym, "--name-lookup off")
 	add("actor-fim-file-sym-lookup", "ACToR, FIM + file + symbols + name lookup", "actor", fim, file, sym, "--name-lookup add")
 	add("actor-fim-file-sym-lookup-only", "ACToR, FIM + file + symbols + name lookup only", "actor", fim, file, sym, "--name-lookup only")
