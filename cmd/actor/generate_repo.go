@@ -310,8 +310,10 @@ an empty or bare-pass result generated again (--retries). It prints the
 function and, on stderr, what fired: for ACToR each critical token with the
 members' p(critical) and whether the retrieved context changed. --trace then
 writes one JSON line per sample (every token, p(critical) per member, queries,
-blocks before and after, timings). ACToR's probe defaults to <model>.probe in
-$ACTOR_HOME/probes or ./probes.`
+blocks before and after with their source, timings). ACToR's probe defaults to
+<model>.probe in $ACTOR_HOME/probes or ./probes, else the one built into the
+binary. Without --exact, ACToR also shows the target file's own code and the
+definitions in scope (--no-context: the authors' prompts).`
 	plain := generateCmd.RunE
 	generateCmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if repoGenerateMode() {
