@@ -206,7 +206,7 @@ func TestResolvedContext(t *testing.T) {
 		edit func(*Method)
 		want ctx
 	}{
-		{"default", func(*Method) {}, ctx{FormatAuto, true, true}},
+		{"default", func(*Method) {}, ctx{"", true, true}},
 		{"exact", func(m *Method) { m.Exact = true }, ctx{"", false, false}},
 		{"exact with file code", func(m *Method) { m.Exact, m.InFile = true, true }, ctx{"", true, false}},
 		{"no context", func(m *Method) { m.NoContext = true }, ctx{"", false, false}},

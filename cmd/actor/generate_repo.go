@@ -57,7 +57,7 @@ func (f *methodFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.Symbols, "symbols", false, "show the definitions in scope of the target (what its file imports and defines, its class's members; signature and docstring, or whole when short) up to --symbol-tokens, those its signature and docstring mention first")
 	fs.IntVar(&f.FileTokens, "file-tokens", 0, fmt.Sprintf("token budget of --in-file (0: %d)", generate.DefaultFileTokens))
 	fs.IntVar(&f.SymbolTokens, "symbol-tokens", 0, fmt.Sprintf("token budget of --symbols, plus what --in-file left (0: %d)", generate.DefaultSymbolTokens))
-	fs.BoolVar(&f.NoContext, "no-context", false, "ACToR without --exact: the authors' prompts (no file code, no definitions, the authors' format) with the levers; by default it adds the context measured best on the dev tasks (--format auto --in-file --symbols)")
+	fs.BoolVar(&f.NoContext, "no-context", false, "ACToR without --exact: the authors' prompts (no file code, no definitions, the authors' format) with the levers; by default it adds the context measured best on the dev tasks (--in-file --symbols)")
 	fs.StringVar(&f.Lookup, "name-lookup", "", "ACToR: at a critical token inside a name, also show the repository's definitions that extend it, resolved through its receiver (self., module., a class): add (before the dense re-query's blocks), only (instead of the re-query) or off")
 	fs.BoolVar(&f.FullProbs, "full-probs", false, "evaluate every probe member for the trace (slower; the decision is the same)")
 }
