@@ -146,7 +146,7 @@ func TestRunACToRReportsOverhead(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
 	_, stderr, code := runActor(t, "run", "--benchmark", "repoexec", "--data", data, "--repos", repos, "--method", "actor",
 		"--probe", constProbeFile(t, 10, 64), "--model", tinyModel, "--max-tokens", "6", "--threads", "1", "--out", out,
-		"--no-eval", "--budget", "200", "--max-blocks", "2")
+		"--no-eval", "--budget", "200", "--max-blocks", "2", "--no-context") // the tiny model's 256 positions hold no file code
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -164,7 +164,7 @@ func TestRunEntropyTrigger(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
 	_, stderr, code := runActor(t, "run", "--benchmark", "repoexec", "--data", data, "--repos", repos, "--method", "actor",
 		"--entropy-trigger", "0.001", "--model", tinyModel, "--max-tokens", "6", "--threads", "1", "--out", out,
-		"--no-eval", "--trace", "--budget", "200", "--max-blocks", "2")
+		"--no-eval", "--trace", "--budget", "200", "--max-blocks", "2", "--no-context")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
