@@ -515,3 +515,49 @@ func TestWatch(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestShippedProbeRequest answers one request as a user's server would:
+// the default model, its shipped probe, the dense encoder and the default
+// method on the example repository, greedy. The probe judges, some token
+// is critical with all five members' p, and the answer's context shows
+// the target file's code and the definitions in scope with their sources.
+func TestShippedProbeRequest(t *testing.T) {
+	model := testsupport.Model(t, "qwen2.5-coder-0.5b")
+	testsupport.Model(t, pipeline.DefaultEncoder)
+	repo, err := filepath.Abs(filepath.Join("..", "examples", "inventory"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := pipeline.Open(pipeline.Options{Model: model, Engine: engine.Options{Threads: 2}, Method: pipeline.DefaultMethod(),
+		Config: generate.DefaultConfig})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	_, ts := newServer(t, p, Config{Repos: []string{repo}})
+	body := `{"repo":"inventory","file":"inventory/report.py","line":11,"temperature":0,"stream":true}`
+	resp, err := http.Post(ts.URL+"/v1/actor/generate", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	evs, done := events(t, resp.Body)
+	critical, sources := 0, map[string]bool{}
+	for _, ev := range evs {
+		if ev["type"] == "attempt" {
+			for _, c := range ev["context"].([]any) {
+				c := c.(map[string]any)
+				sources[c["source"].(string)] = c["text"] != ""
+			}
+		}
+		if ev["critical"] == true {
+			critical++
+			if ps := ev["p"].([]any); len(ps) != 5 {
+				t.Errorf("critical token with %d members' p: %v", len(ps), ev)
+			}
+		}
+	}
+	if !done || evs[0]["method"] != "actor" || critical == 0 || !sources["file"] || !sources["symbol"] {
+		t.Errorf("done %v, method %v, %d critical tokens, context sources with text %v", done, evs[0]["method"], critical, sources)
+	}
+}
