@@ -63,35 +63,37 @@ func CutFile(src []byte, declStart, end int, tc TokenCounter, tokens int, withBe
 		used += n
 	}
 	// 1-based: above walks down from declStart-1 to headEnd+1, below up
-	// from end+1.
+	// from end+1. fits takes line i into the budget when it fits.
+	fits := func(i int) (bool, error) {
+		n, err := count(lines[i-1])
+		if err != nil || used+n > tokens {
+			return false, err
+		}
+		used += n
+		return true, nil
+	}
 	above, below := declStart-1, end+1
 	aboveOpen, belowOpen := above > headEnd, withBelow && below <= len(lines)
 	for aboveOpen || belowOpen {
 		if aboveOpen {
-			n, err := count(lines[above-1])
+			ok, err := fits(above)
 			if err != nil {
 				return FileCode{}, err
 			}
-			if used+n > tokens {
-				aboveOpen = false
-			} else {
-				used += n
+			if ok {
 				above--
-				aboveOpen = above > headEnd
 			}
+			aboveOpen = ok && above > headEnd
 		}
 		if belowOpen {
-			n, err := count(lines[below-1])
+			ok, err := fits(below)
 			if err != nil {
 				return FileCode{}, err
 			}
-			if used+n > tokens {
-				belowOpen = false
-			} else {
-				used += n
+			if ok {
 				below++
-				belowOpen = below <= len(lines)
 			}
+			belowOpen = ok && below <= len(lines)
 		}
 	}
 	c := FileCode{HeadEnd: headEnd, AboveFrom: above + 1, BelowTo: below - 1, DeclStart: declStart, End: end}
