@@ -130,10 +130,11 @@ func (m Method) Resolved() Method {
 }
 
 // DefaultContext is what ACToR without --exact shows besides its blocks:
-// the context that scored best on the dev tasks (the context experiment,
-// results/repoexec-dev-qwen2.5-coder-0.5b-context): the target file's own
-// code and the definitions in scope, in the authors' layout (with the
-// file's code, fill in the middle scored lower for Qwen2.5-Coder-0.5B).
+// the context with which RawPrompt scored best on the dev tasks (the
+// context experiment, results/repoexec-dev-qwen2.5-coder-0.5b-context): the
+// target file's own code and the definitions in scope, in the authors'
+// layout (with the file's code, fill in the middle scored lower for
+// Qwen2.5-Coder-0.5B).
 var DefaultContext = Method{InFile: true, Symbols: true}
 
 // over returns m with c's context switches where m leaves them unset.
