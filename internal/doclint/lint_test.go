@@ -32,7 +32,10 @@ var (
 	// checkouts' own (code may name the benchmark image's /root).
 	machinePath = regexp.MustCompile("(^|[ `(=\"'])/(work|root|home/[a-z]+)/")
 	checkout    = regexp.MustCompile("(^|[ `(=\"'])/work/")
-	whoRanWhat  = regexp.MustCompile(`another agent|[Ss]ession [0-9]|\bissue [0-9]+`)
+	// missingRef is a reference page the project was built from but does
+	// not hold (its facts are in docs/METHOD.md).
+	missingRef = "REFERENCE" + ".md"
+	whoRanWhat = regexp.MustCompile(`another agent|[Ss]ession [0-9]|\bissue [0-9]+`)
 )
 
 // Documents and code name no path of a machine, and documents (outside the
@@ -62,8 +65,8 @@ func TestDocumentsAreTrustworthy(t *testing.T) {
 			if ext == ".md" && whoRanWhat.MatchString(line) {
 				t.Errorf("%s:%d speaks of who ran what or of an issue number: %s", f, i+1, strings.TrimSpace(line))
 			}
-			if strings.Contains(line, "REFERENCE.md") && !strings.Contains(f, "doclint") {
-				t.Errorf("%s:%d cites REFERENCE.md, which is not in the repository (docs/METHOD.md is)", f, i+1)
+			if strings.Contains(line, missingRef) && !strings.Contains(f, "doclint") {
+				t.Errorf("%s:%d cites %s, which is not in the repository (docs/METHOD.md is)", f, i+1, missingRef)
 			}
 		}
 	}
