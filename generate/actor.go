@@ -1,6 +1,7 @@
 package generate
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -126,7 +127,8 @@ func NewACToR(d *Decoder, cfg Config, r Retriever, opt ACToROptions) (Generator,
 }
 
 // Generate decodes one sample.
-func (g *actor) Generate(t retrieve.Target, sample int) (*Sample, error) {
+func (g *actor) Generate(ctx context.Context, t retrieve.Target, sample int, obs Observer) (*Sample, error) {
+	defer g.dec.watch(ctx, obs)()
 	start := time.Now()
 	s := g.newSample(t, sample)
 	res, ms, err := g.retrieveOnce(g.r, t, startQuery(t))

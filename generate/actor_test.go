@@ -17,25 +17,22 @@ import (
 // swapSetup generates with ACToR on the tiny repository, a probe whose
 // members always say critical, and the switch retriever: the target prompt
 // retrieves shout (wrong), any critical token's query retrieves double.
-func swapSetup(t *testing.T, setup ...func(*Decoder)) (*Decoder, *switchRetriever, *Sample, [][]int32, []engine.Prediction) {
+func swapSetup(t *testing.T, opt DecoderOptions, obs Observer) (*Decoder, *switchRetriever, *Sample, [][]int32, []engine.Prediction) {
 	m, tok := loadTiny(t)
-	d := newDecoder(t, m, tok)
-	for _, f := range setup {
-		f(d)
-	}
+	var seqs [][]int32
+	var preds []engine.Prediction
+	opt.OnPrefill = func(seq []int32, p engine.Prediction) { seqs, preds = append(seqs, seq), append(preds, p) }
+	d := newDecoder(t, m, tok, opt)
 	c, err := ReadCorpus(testsupport.WriteTree(t, t.TempDir(), tinyRepo), index.WalkOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := &switchRetriever{prompt: tinyTarget.Prompt, first: block(blockOf(t, c, "lib/text.py")), second: block(blockOf(t, c, "lib/math.py"))}
-	var seqs [][]int32
-	var preds []engine.Prediction
-	d.OnPrefill = func(seq []int32, p engine.Prediction) { seqs, preds = append(seqs, seq), append(preds, p) }
 	g, err := NewACToR(d, tinyConfig(), r, ACToROptions{Probe: testsupport.ConstProbe(m.Config.Embed, 10), FullProbs: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := g.Generate(tinyTarget, 0)
+	s, err := g.Generate(t.Context(), tinyTarget, 0, obs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +58,7 @@ func changeEvent(t *testing.T, a Attempt) (int, TokenEvent) {
 }
 
 func TestACToRForcedCriticalSwapsContext(t *testing.T) {
-	_, r, s, _, _ := swapSetup(t)
+	_, r, s, _, _ := swapSetup(t, DecoderOptions{}, nil)
 	if len(s.Trace.Attempts) != 1 {
 		t.Fatalf("%d attempts", len(s.Trace.Attempts))
 	}
@@ -110,7 +107,7 @@ func TestACToRForcedCriticalSwapsContext(t *testing.T) {
 }
 
 func TestACToRReusedCacheEqualsFreshPrefill(t *testing.T) {
-	d, _, s, seqs, preds := swapSetup(t)
+	d, _, s, seqs, preds := swapSetup(t, DecoderOptions{}, nil)
 	if len(seqs) != 2 {
 		t.Fatalf("%d prefills, want the prompt and one rebuilt prompt", len(seqs))
 	}
@@ -165,7 +162,7 @@ func TestACToRUnchangedContextRecomputesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := g.Generate(tinyTarget, 0)
+	s, err := g.Generate(t.Context(), tinyTarget, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +183,7 @@ func TestACToRUnchangedContextRecomputesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := plain.Generate(tinyTarget, 0)
+	p, err := plain.Generate(t.Context(), tinyTarget, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +206,7 @@ func TestACToRNeverCriticalNeverRetrieves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := g.Generate(tinyTarget, 0)
+	s, err := g.Generate(t.Context(), tinyTarget, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package generate
 
 import (
+	"context"
 	"strings"
 	"time"
 
@@ -30,7 +31,8 @@ func NewRawRAG(d *Decoder, cfg Config, r Retriever) Generator {
 }
 
 // Generate decodes one sample.
-func (g *oneShot) Generate(t retrieve.Target, sample int) (*Sample, error) {
+func (g *oneShot) Generate(ctx context.Context, t retrieve.Target, sample int, obs Observer) (*Sample, error) {
+	defer g.dec.watch(ctx, obs)()
 	start := time.Now()
 	s := g.newSample(t, sample)
 	prompt := retrieve.Prompt{Text: t.Prompt}
@@ -88,7 +90,8 @@ func NewRepoCoder(d *Decoder, cfg Config, r Retriever) Generator {
 
 // Generate decodes one sample in two rounds; the second round's body is
 // the result, both rounds count in its time.
-func (g *repoCoder) Generate(t retrieve.Target, sample int) (*Sample, error) {
+func (g *repoCoder) Generate(ctx context.Context, t retrieve.Target, sample int, obs Observer) (*Sample, error) {
+	defer g.dec.watch(ctx, obs)()
 	start := time.Now()
 	s := g.newSample(t, sample)
 	round := func(stage string, no int, query string, retries int) (string, string, error) {

@@ -58,7 +58,7 @@ func TestQueryKeepsEndsNeedsACutEncoder(t *testing.T) {
 
 func TestRawPromptSeesOnlyTheTarget(t *testing.T) {
 	g := newMethod(t, MethodRawPrompt, nil, nil)
-	s, err := g.Generate(tinyTarget, 0)
+	s, err := g.Generate(t.Context(), tinyTarget, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestRawPromptSeesOnlyTheTarget(t *testing.T) {
 	if s.Prompt != tinyTarget.Prompt || len(a.Blocks) != 0 || a.Query != "" || s.Tokens == 0 || s.Tokens > 12 {
 		t.Errorf("prompt %q, attempt %+v", s.Prompt, a)
 	}
-	again, err := g.Generate(tinyTarget, 0)
+	again, err := g.Generate(t.Context(), tinyTarget, 0, nil)
 	if err != nil || again.Code != s.Code {
 		t.Errorf("the same sample twice: %q then %q (%v)", s.Code, again.Code, err)
 	}
@@ -81,7 +81,7 @@ func TestRawPromptSeesOnlyTheTarget(t *testing.T) {
 
 func TestRawRAGDenseAndFallback(t *testing.T) {
 	g := newMethod(t, MethodRawRAG, denseCorpus(t), nil)
-	s, err := g.Generate(tinyTarget, 0)
+	s, err := g.Generate(t.Context(), tinyTarget, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestRawRAGDenseAndFallback(t *testing.T) {
 
 func TestRepoCoderTwoRounds(t *testing.T) {
 	g := newMethod(t, MethodRepoCoder, sparseCorpus(t), nil)
-	s, err := g.Generate(tinyTarget, 1)
+	s, err := g.Generate(t.Context(), tinyTarget, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestRLCoderDenseStopAndFallback(t *testing.T) {
 	if g.Method() != MethodRLCoder || len(g.Notes()) != 1 || !strings.Contains(g.Notes()[0], "RL-trained retriever weights") {
 		t.Errorf("method %s notes %q", g.Method(), g.Notes())
 	}
-	s, err := g.Generate(tinyTarget, 0)
+	s, err := g.Generate(t.Context(), tinyTarget, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestACToRThroughNewDenseWeighted(t *testing.T) {
 	if g.Method() != MethodACToR || len(g.Notes()) != 0 {
 		t.Fatalf("%s %q", g.Method(), g.Notes())
 	}
-	s, err := g.Generate(tinyTarget, 0)
+	s, err := g.Generate(t.Context(), tinyTarget, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func TestSeedsReproduceSamples(t *testing.T) {
 	cfg.Temperature, cfg.Seed = 1, 7
 	m, tok := loadTiny(t)
 	run := func(sample int) string {
-		s, err := NewRawPrompt(newDecoder(t, m, tok), cfg).Generate(tinyTarget, sample)
+		s, err := NewRawPrompt(newDecoder(t, m, tok), cfg).Generate(t.Context(), tinyTarget, sample, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -235,7 +235,7 @@ func TestHealNewlineLeavesTheNewlineToTheModel(t *testing.T) {
 	for _, heal := range []bool{true, false} {
 		cfg := tinyConfig()
 		cfg.HealNewline, cfg.Retries = heal, 0
-		s, err := NewRawPrompt(newDecoder(t, m, tok), cfg).Generate(tg, 0)
+		s, err := NewRawPrompt(newDecoder(t, m, tok), cfg).Generate(t.Context(), tg, 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package generate
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -55,13 +56,13 @@ func (g *actor) lane(d *Decoder, wrap func(Retriever) Retriever) Generator {
 // lane reuses its own, and reused rows round by the pass that computed
 // them; the samples' timings overlap (each lane's wall time). Retrievals of the lanes take
 // turns. Otherwise the samples are generated one after another.
-func GenerateSamples(g Generator, t retrieve.Target, samples []int, batch bool) ([]*Sample, error) {
+func GenerateSamples(ctx context.Context, g Generator, t retrieve.Target, samples []int, batch bool, obs Observer) ([]*Sample, error) {
 	out := make([]*Sample, len(samples))
 	lg, ok := g.(laned)
 	if !batch || len(samples) < 2 || !ok {
 		for i, s := range samples {
 			var err error
-			if out[i], err = g.Generate(t, s); err != nil {
+			if out[i], err = g.Generate(ctx, t, s, obs); err != nil {
 				return nil, fmt.Errorf("sample %d: %w", s, err)
 			}
 		}
@@ -92,7 +93,7 @@ func GenerateSamples(g Generator, t retrieve.Target, samples []int, batch bool) 
 		go func() {
 			defer wg.Done()
 			defer b.leave()
-			if out[i], errs[i] = gens[i].Generate(t, s); errs[i] != nil {
+			if out[i], errs[i] = gens[i].Generate(ctx, t, s, obs); errs[i] != nil {
 				errs[i] = fmt.Errorf("sample %d: %w", s, errs[i])
 			}
 		}()
@@ -111,7 +112,7 @@ func GenerateSamples(g Generator, t retrieve.Target, samples []int, batch bool) 
 // for the rest. What their caches still hold is only a prefix to reuse.
 func (d *Decoder) laneDecoders(n int, b *batcher) ([]*Decoder, error) {
 	for len(d.lanes) < n {
-		l, err := NewDecoder(d.model, d.tok)
+		l, err := NewDecoder(d.model, d.tok, d.opt)
 		if err != nil {
 			return nil, err
 		}
@@ -119,8 +120,7 @@ func (d *Decoder) laneDecoders(n int, b *batcher) ([]*Decoder, error) {
 	}
 	lanes := d.lanes[:n]
 	for i, l := range lanes {
-		l.Sessions, l.batch, l.lane = d.Sessions, b, i
-		l.Blocks, l.ReuseTail, l.CheckReuse, l.Observe = d.Blocks, d.ReuseTail, d.CheckReuse, d.Observe
+		l.batch, l.lane = b, i
 	}
 	return lanes, nil
 }

@@ -84,7 +84,7 @@ func TestGenerateSamplesBatchedEqualsSequential(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			out, err := GenerateSamples(g, tinyTarget, samples, batch)
+			out, err := GenerateSamples(t.Context(), g, tinyTarget, samples, batch, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,12 +124,12 @@ func TestGenerateSamplesReusesLanes(t *testing.T) {
 		t.Fatal(err)
 	}
 	samples := []int{0, 1, 2}
-	first, err := GenerateSamples(g, tinyTarget, samples, true)
+	first, err := GenerateSamples(t.Context(), g, tinyTarget, samples, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	lanes := slices.Clone(d.lanes)
-	second, err := GenerateSamples(g, tinyTarget, samples, true)
+	second, err := GenerateSamples(t.Context(), g, tinyTarget, samples, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,11 +148,11 @@ func TestGenerateSamplesSequential(t *testing.T) {
 	cfg := tinyConfig()
 	cfg.Temperature, cfg.Seed = 1, 3
 	g := NewRawPrompt(newDecoder(t, m, tok), cfg)
-	one, err := GenerateSamples(g, tinyTarget, []int{2}, true)
+	one, err := GenerateSamples(t.Context(), g, tinyTarget, []int{2}, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	direct, err := g.Generate(tinyTarget, 2)
+	direct, err := g.Generate(t.Context(), tinyTarget, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,11 +167,11 @@ func TestGenerateSamplesContextFull(t *testing.T) {
 	cfg := tinyConfig()
 	cfg.Temperature, cfg.Seed, cfg.Retries, cfg.MaxNewTokens = 1, 3, 0, 40
 	// A 31-token prompt: every sample fills the 48 positions.
-	seq, err := GenerateSamples(NewRawPrompt(newDecoder(t, m, tok), cfg), tinyTarget, []int{0, 1, 2}, false)
+	seq, err := GenerateSamples(t.Context(), NewRawPrompt(newDecoder(t, m, tok), cfg), tinyTarget, []int{0, 1, 2}, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bat, err := GenerateSamples(NewRawPrompt(newDecoder(t, m, tok), cfg), tinyTarget, []int{0, 1, 2}, true)
+	bat, err := GenerateSamples(t.Context(), NewRawPrompt(newDecoder(t, m, tok), cfg), tinyTarget, []int{0, 1, 2}, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,12 +193,12 @@ func TestGenerateSamplesSmolLM2(t *testing.T) {
 	cfg.MaxNewTokens, cfg.Seed = 16, 11
 	tg := retrieve.Target{ID: "t", Path: "util.py", Prompt: "def mean(values):\n    \"\"\"Return the arithmetic mean of values.\"\"\"\n"}
 	run := func(batch bool) []*Sample {
-		d, err := NewDecoder(m, tok)
+		d, err := NewDecoder(m, tok, DecoderOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer d.Close()
-		out, err := GenerateSamples(NewRawPrompt(d, cfg), tg, []int{0, 1, 2}, batch)
+		out, err := GenerateSamples(t.Context(), NewRawPrompt(d, cfg), tg, []int{0, 1, 2}, batch, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -89,8 +89,7 @@ func TestFIMTokenLayoutQwen(t *testing.T) {
 	if ModelFormat(tok) != retrieve.FormatFIM {
 		t.Fatalf("Qwen2.5-Coder's format: %s, want fim", ModelFormat(tok))
 	}
-	d := newDecoder(t, m, tok)
-	d.Blocks = NewBlockStore(0)
+	d := newDecoder(t, m, tok, DecoderOptions{Blocks: NewBlockStore(0)})
 	root := testsupport.WriteTree(t, t.TempDir(), shopRepo)
 	c, err := ReadCorpus(root, index.WalkOptions{Include: []string{"*.py"}})
 	if err != nil {

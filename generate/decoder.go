@@ -2,6 +2,7 @@ package generate
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -24,17 +25,16 @@ import (
 type Decoder struct {
 	model *engine.Model
 	tok   *tokenizer.Tokenizer
-	// Sessions is the most KV caches kept (0: DefaultSessions); each holds
-	// the model's context length. Set it before the first prompt.
-	Sessions int
-	slots    []*slot
-	cur      *slot // the cache that Step extends
-	clock    int
-	hidden   bool
-	stats    Stats
-	// OnPrefill, when set, is called after every prefill with the
-	// sequence and its prediction; tests compare it with a fresh session.
-	OnPrefill func(seq []int32, p engine.Prediction)
+	opt   DecoderOptions
+	slots []*slot
+	cur   *slot // the cache that Step extends
+	clock int
+	// hidden: the running sample reads hidden states (ACToR's probe).
+	hidden bool
+	stats  Stats
+	// ctx and observe are the running sample's (see watch).
+	ctx     context.Context
+	observe Observer
 	// batch, when set, runs prefills and steps with other lanes' (see
 	// GenerateSamples); lane is the decoder's place among them.
 	batch *batcher
@@ -42,6 +42,19 @@ type Decoder struct {
 	// lanes are the lane decoders of the last GenerateSamples, kept with
 	// their KV caches for the next one (see laneDecoders).
 	lanes []*Decoder
+	// scratch computes blocks alone for Blocks; placedTokens and
+	// aloneTokens count the block tokens this decoder placed from it and
+	// computed alone for it; check is CheckReuse's session
+	scratch, check            *engine.Session
+	placedTokens, aloneTokens int
+}
+
+// DecoderOptions configure a Decoder when it is made; they do not change
+// afterwards.
+type DecoderOptions struct {
+	// Sessions is the most KV caches kept (0: DefaultSessions); each holds
+	// the model's context length.
+	Sessions int
 	// Blocks, when set, switches block KV reuse on: after a context change
 	// the new prompt's blocks are placed from this store instead of being
 	// computed (see BlockStore). Nil decodes every prompt exactly.
@@ -57,20 +70,18 @@ type Decoder struct {
 	// how far the placed blocks moved the prediction (TokenEvent.Reuse).
 	// For measuring the approximation: it costs exact ACToR's re-prefills.
 	CheckReuse bool
-	// Observe, when set, is called with every token event as an attempt
-	// records it (the attempt holds its stage, number and initial
-	// blocks): a server streams the tokens, critical tokens and context
-	// changes of a sample as they happen. An error it returns ends the
-	// sample with that error (a client gone, a time limit), so it is also
-	// how generation is cancelled. The lanes of GenerateSamples call it
-	// from their goroutines. Nil costs nothing.
-	Observe func(a *Attempt, ev *TokenEvent) error
-	// scratch computes blocks alone for Blocks; placedTokens and
-	// aloneTokens count the block tokens this decoder placed from it and
-	// computed alone for it; check is CheckReuse's session
-	scratch, check            *engine.Session
-	placedTokens, aloneTokens int
+	// OnPrefill, when set, is called after every prefill with the
+	// sequence and its prediction; tests compare it with a fresh session.
+	OnPrefill func(seq []int32, p engine.Prediction)
 }
+
+// Observer sees every token event as an attempt records it (the attempt
+// holds its stage, number and initial blocks): a server streams the
+// tokens, critical tokens and context changes of a sample as they happen.
+// An error it returns ends the sample with that error (a client gone).
+// The lanes of GenerateSamples call it from their goroutines. Nil costs
+// nothing.
+type Observer func(a *Attempt, ev *TokenEvent) error
 
 // DefaultSessions is the number of KV caches a Decoder keeps: enough for
 // ACToR to go back and forth between a few contexts within a sample.
@@ -105,8 +116,8 @@ func (s Stats) plus(o Stats) Stats {
 
 // NewDecoder opens a session of the model; tok must be the model's own
 // tokenizer.
-func NewDecoder(m *engine.Model, tok *tokenizer.Tokenizer) (*Decoder, error) {
-	d := &Decoder{model: m, tok: tok}
+func NewDecoder(m *engine.Model, tok *tokenizer.Tokenizer, o DecoderOptions) (*Decoder, error) {
+	d := &Decoder{model: m, tok: tok, opt: o, ctx: context.Background()}
 	if _, err := d.newSlot(); err != nil {
 		return nil, err
 	}
@@ -165,7 +176,7 @@ func (d *Decoder) choose(seq []int32) (*slot, int) {
 	if 4*lcp >= len(seq) || len(best.cached) == 0 {
 		return best, lcp
 	}
-	limit := d.Sessions
+	limit := d.opt.Sessions
 	if limit <= 0 {
 		limit = DefaultSessions
 	}
@@ -187,9 +198,12 @@ func (d *Decoder) choose(seq []int32) (*slot, int) {
 // are seq's blocks (with Blocks set); with place they are placed from the
 // store rather than computed (a prompt after a context change).
 func (d *Decoder) prefill(seq []int32, spans []tokenSpan, place bool) (engine.Prediction, error) {
+	if err := d.ctx.Err(); err != nil {
+		return engine.Prediction{}, err
+	}
 	s, _ := d.choose(seq)
 	prev := d.cur
-	if d.Blocks != nil {
+	if d.opt.Blocks != nil {
 		if err := d.harvest(prev); err != nil {
 			return engine.Prediction{}, err
 		}
@@ -200,7 +214,7 @@ func (d *Decoder) prefill(seq []int32, spans []tokenSpan, place bool) (engine.Pr
 	c0 := s.sess.Computed()
 	var p engine.Prediction
 	var err error
-	if place && d.Blocks != nil {
+	if place && d.opt.Blocks != nil {
 		// prev may be s itself: its spans still describe what it holds.
 		if err = d.place(prev, s, seq, spans); err != nil {
 			s.cached, s.spans = s.sess.Tokens(), nil
@@ -220,8 +234,8 @@ func (d *Decoder) prefill(seq []int32, spans []tokenSpan, place bool) (engine.Pr
 	d.stats.Prefills++
 	d.stats.Evaluated += s.sess.Computed() - c0
 	s.cached = append(s.cached[:0], seq...)
-	if d.OnPrefill != nil {
-		d.OnPrefill(slices.Clone(seq), p)
+	if d.opt.OnPrefill != nil {
+		d.opt.OnPrefill(slices.Clone(seq), p)
 	}
 	return p, nil
 }
@@ -371,19 +385,30 @@ func (d *Decoder) run(a *Attempt, p retrieve.Prompt, smp *engine.Sampler, cfg Co
 	}
 }
 
-// record appends an event to the attempt and shows it to Observe.
+// record appends an event to the attempt and shows it to the running
+// sample's observer; a cancelled or expired context ends the sample.
 func (d *Decoder) record(a *Attempt, ev TokenEvent) error {
 	a.Events = append(a.Events, ev)
-	if d.Observe == nil {
+	if err := d.ctx.Err(); err != nil {
+		return err
+	}
+	if d.observe == nil {
 		return nil
 	}
-	return d.Observe(a, &a.Events[len(a.Events)-1])
+	return d.observe(a, &a.Events[len(a.Events)-1])
+}
+
+// watch makes ctx and obs the running sample's until the returned
+// function is called (a generator's Generate defers it).
+func (d *Decoder) watch(ctx context.Context, obs Observer) func() {
+	d.ctx, d.observe = ctx, obs
+	return func() { d.ctx, d.observe = context.Background(), nil }
 }
 
 // encode is the prompt's tokens and, when blocks are reused, its blocks'
 // token spans.
 func (d *Decoder) encode(p retrieve.Prompt, heal bool) ([]int32, []tokenSpan) {
-	if d.Blocks == nil {
+	if d.opt.Blocks == nil {
 		return d.encodeText(p, modelPrompt(p.Text, heal), true), nil
 	}
 	return d.promptTokens(p, heal)

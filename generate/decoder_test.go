@@ -69,8 +69,7 @@ func TestDecoderCachesReturnToEarlierContexts(t *testing.T) {
 // new unrelated sequence replaces the least recently used one.
 func TestDecoderEvictsLeastRecentlyUsed(t *testing.T) {
 	m, tok := loadTiny(t)
-	d := newDecoder(t, m, tok)
-	d.Sessions = 2
+	d := newDecoder(t, m, tok, DecoderOptions{Sessions: 2})
 	seqs := [][]int32{tok.Encode("alpha alpha alpha", true), tok.Encode("beta beta beta", true), tok.Encode("gamma gamma gamma", true)}
 	for _, s := range seqs {
 		if _, err := d.prefill(s, nil, false); err != nil {

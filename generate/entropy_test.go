@@ -26,7 +26,7 @@ func entropyRun(t *testing.T, thr float64) (*Sample, *switchRetriever) {
 	if slices.ContainsFunc(g.Notes(), func(n string) bool { return strings.Contains(n, "inference off") }) {
 		t.Errorf("entropy trigger noted as inference off: %q", g.Notes())
 	}
-	s, err := g.Generate(tinyTarget, 0)
+	s, err := g.Generate(t.Context(), tinyTarget, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@
 package generate
 
 import (
+	"context"
 	"fmt"
 	"hash/fnv"
 	"time"
@@ -27,7 +28,8 @@ import (
 	"actor/retrieve"
 )
 
-// Method names, as written in predictions files and accepted by New.
+// The built-in methods' names, as written in predictions files and
+// accepted by New (see methods for their descriptions).
 const (
 	MethodACToR     = "actor"
 	MethodRawPrompt = "rawprompt"
@@ -36,12 +38,9 @@ const (
 	MethodRLCoder   = "rlcoder"
 )
 
-// Methods lists the method names in a stable order.
-var Methods = []string{MethodACToR, MethodRawPrompt, MethodRawRAG, MethodRepoCoder, MethodRLCoder}
-
 // Generator writes one sample of a target function's body.
 type Generator interface {
-	// Method names the method (one of Methods, possibly with a suffix
+	// Method names the method (a registered name, possibly with a suffix
 	// naming a fallback, such as "actor+bm25").
 	Method() string
 	// Notes say how the method differs from the paper's (missing
@@ -49,8 +48,10 @@ type Generator interface {
 	Notes() []string
 	// Generate produces sample number sample (from 0) for the target. The
 	// sample index and the configured seed fix the random draws, so a
-	// resumed run reproduces the same text.
-	Generate(t retrieve.Target, sample int) (*Sample, error)
+	// resumed run reproduces the same text. A cancelled or expired ctx
+	// ends it with ctx's error at the next token; obs, when not nil, sees
+	// every token event.
+	Generate(ctx context.Context, t retrieve.Target, sample int, obs Observer) (*Sample, error)
 }
 
 // Config holds the decoding rules every method shares.

@@ -41,9 +41,15 @@ func loadModel(t *testing.T, path string, o engine.Options) (*engine.Model, *tok
 	return m, tok
 }
 
-func newDecoder(t *testing.T, m *engine.Model, tok *tokenizer.Tokenizer) *Decoder {
+// newDecoder returns a decoder of m with opt (none: the defaults), closed
+// when the test ends.
+func newDecoder(t *testing.T, m *engine.Model, tok *tokenizer.Tokenizer, opt ...DecoderOptions) *Decoder {
 	t.Helper()
-	d, err := NewDecoder(m, tok)
+	var o DecoderOptions
+	if len(opt) > 0 {
+		o = opt[0]
+	}
+	d, err := NewDecoder(m, tok, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,9 +42,8 @@ func threeBlocks(t *testing.T) (text, math, other retrieve.Result) {
 func twoBlockRun(t *testing.T, r Retriever, opt ACToROptions) (*Sample, [][]int32) {
 	t.Helper()
 	m, tok := loadTiny(t)
-	d := newDecoder(t, m, tok)
 	var seqs [][]int32
-	d.OnPrefill = func(seq []int32, _ engine.Prediction) { seqs = append(seqs, seq) }
+	d := newDecoder(t, m, tok, DecoderOptions{OnPrefill: func(seq []int32, _ engine.Prediction) { seqs = append(seqs, seq) }})
 	cfg := tinyConfig()
 	cfg.Budget = retrieve.Budget{MaxTokens: 120, MaxBlocks: 2}
 	cfg.MaxNewTokens = 6
@@ -53,7 +52,7 @@ func twoBlockRun(t *testing.T, r Retriever, opt ACToROptions) (*Sample, [][]int3
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := g.Generate(tinyTarget, 0)
+	s, err := g.Generate(t.Context(), tinyTarget, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 // Options choose a method and give it what it needs.
 type Options struct {
-	// Method is one of Methods.
+	// Method names a registered method (MethodNames).
 	Method  string
 	Decoder *Decoder
 	Config  Config
@@ -70,9 +70,13 @@ func New(o Options) (Generator, error) {
 	if o.Context.Format != "" && !SupportsFormat(o.Decoder.tok, o.Context.Format) {
 		return nil, fmt.Errorf("generate: the model's vocabulary lacks the special tokens of the %s format", o.Context.Format)
 	}
-	g.(interface {
+	c, ok := g.(interface {
 		withContext(ContextOptions, *Corpus)
-	}).withContext(o.Context, o.Corpus)
+	})
+	if !ok {
+		return nil, fmt.Errorf("generate: method %s takes no context sources (format, in-file code, symbols)", o.Method)
+	}
+	c.withContext(o.Context, o.Corpus)
 	return g, nil
 }
 
@@ -86,34 +90,17 @@ func newGenerator(o Options) (Generator, error) {
 	if err := o.Context.Validate(); err != nil {
 		return nil, err
 	}
-	if (o.Method != MethodRawPrompt || !o.Context.authorsOnly()) && o.Corpus == nil {
+	info, ok := LookupMethod(o.Method)
+	if !ok {
+		return nil, UnknownMethod("generate: method", o.Method)
+	}
+	if (info.Retrieves || !o.Context.authorsOnly()) && o.Corpus == nil {
 		return nil, fmt.Errorf("generate: method %s needs a repository corpus", o.Method)
 	}
 	if o.Context.Lookup != "" && o.Context.Lookup != LookupOff && (o.Method != MethodACToR || o.NoInference) {
 		return nil, errors.New("generate: name lookup is ACToR's, with critical-token inference on")
 	}
-	switch o.Method {
-	case MethodRawPrompt:
-		return NewRawPrompt(o.Decoder, o.Config), nil
-	case MethodRawRAG:
-		r, fallback, err := o.Corpus.QueryRetriever(retrieve.MeanPooling, false)
-		if err != nil {
-			return nil, err
-		}
-		g := NewRawRAG(o.Decoder, o.Config, r).(*oneShot)
-		if fallback != "" {
-			g.method += "+bm25"
-			g.notes = append(g.notes, fallback)
-		}
-		return g, nil
-	case MethodRepoCoder:
-		return NewRepoCoder(o.Decoder, o.Config, o.Corpus.RepoCoder(o.Decoder.tok)), nil
-	case MethodRLCoder:
-		return NewRLCoder(o.Decoder, o.Config, o.Corpus)
-	case MethodACToR:
-		return newACToRFromOptions(o)
-	}
-	return nil, fmt.Errorf("generate: unknown method %q (want one of %v)", o.Method, Methods)
+	return info.New(o)
 }
 
 func newACToRFromOptions(o Options) (Generator, error) {
@@ -125,9 +112,9 @@ func newACToRFromOptions(o Options) (Generator, error) {
 	if o.Layout == LayoutStable {
 		opt.Notes = append(opt.Notes, "stable layout: blocks that stay keep their place, new ones go nearest the target")
 	}
-	if o.Decoder.Blocks != nil {
+	if o.Decoder.opt.Blocks != nil {
 		opt.Notes = append(opt.Notes, "block KV reuse: after a context change the blocks are placed from their first computation, keys re-rotated, not recomputed")
-		if o.Decoder.ReuseTail {
+		if o.Decoder.opt.ReuseTail {
 			opt.Notes = append(opt.Notes, "tail KV reuse: the target's prompt and the generated tokens are moved too; only the last token is recomputed")
 		}
 	}

@@ -1,6 +1,7 @@
 package generate
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -14,12 +15,10 @@ import (
 func TestObserveSeesEveryEvent(t *testing.T) {
 	var seen []TokenEvent
 	var stages []string
-	_, _, s, _, _ := swapSetup(t, func(d *Decoder) {
-		d.Observe = func(a *Attempt, ev *TokenEvent) error {
-			seen = append(seen, *ev)
-			stages = append(stages, a.Stage)
-			return nil
-		}
+	_, _, s, _, _ := swapSetup(t, DecoderOptions{}, func(a *Attempt, ev *TokenEvent) error {
+		seen = append(seen, *ev)
+		stages = append(stages, a.Stage)
+		return nil
 	})
 	var want []TokenEvent
 	for _, a := range s.Trace.Attempts {
@@ -48,7 +47,7 @@ func TestObserveErrorCancels(t *testing.T) {
 	m, tok := loadTiny(t)
 	d := newDecoder(t, m, tok)
 	n := 0
-	d.Observe = func(*Attempt, *TokenEvent) error {
+	obs := func(*Attempt, *TokenEvent) error {
 		if n++; n == 3 {
 			return stop
 		}
@@ -56,7 +55,7 @@ func TestObserveErrorCancels(t *testing.T) {
 	}
 	cfg := tinyConfig()
 	cfg.MaxNewTokens = 50
-	_, err := NewRawPrompt(d, cfg).Generate(tinyTarget, 0)
+	_, err := NewRawPrompt(d, cfg).Generate(t.Context(), tinyTarget, 0, obs)
 	if !errors.Is(err, stop) || n != 3 {
 		t.Errorf("error %v after %d events, want %v after 3", err, n, stop)
 	}
@@ -113,5 +112,30 @@ func TestContinue(t *testing.T) {
 	}
 	if _, err := Continue(s, tok, nil, engine.NewSampler(engine.SamplerConfig{}), 6, nil); err == nil {
 		t.Error("an empty prompt was accepted")
+	}
+}
+
+// A context cancelled while a sample decodes ends it at the next token
+// with the context's error; a context already done prefills nothing.
+func TestCancelledContextEndsSample(t *testing.T) {
+	m, tok := loadTiny(t)
+	d := newDecoder(t, m, tok)
+	cfg := tinyConfig()
+	cfg.MaxNewTokens = 50
+	ctx, cancel := context.WithCancel(t.Context())
+	n := 0
+	obs := func(*Attempt, *TokenEvent) error {
+		if n++; n == 3 {
+			cancel()
+		}
+		return nil
+	}
+	_, err := NewRawPrompt(d, cfg).Generate(ctx, tinyTarget, 0, obs)
+	if !errors.Is(err, context.Canceled) || n != 3 {
+		t.Errorf("error %v after %d events, want %v after 3", err, n, context.Canceled)
+	}
+	before := d.Stats()
+	if _, err := NewRawPrompt(d, cfg).Generate(ctx, tinyTarget, 1, nil); !errors.Is(err, context.Canceled) || d.Stats() != before {
+		t.Errorf("a done context: error %v, work %+v after %+v", err, d.Stats(), before)
 	}
 }

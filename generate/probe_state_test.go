@@ -163,14 +163,13 @@ func (r stateRun) critical() []int {
 // runACToR decodes tinyTarget's sample 0 with ACToR on a fresh decoder.
 func runACToR(t *testing.T, m *engine.Model, tok *tokenizer.Tokenizer, cfg Config, r Retriever, opt ACToROptions) stateRun {
 	t.Helper()
-	d := newDecoder(t, m, tok)
 	var run stateRun
-	d.OnPrefill = func(seq []int32, _ engine.Prediction) { run.seqs = append(run.seqs, seq) }
+	d := newDecoder(t, m, tok, DecoderOptions{OnPrefill: func(seq []int32, _ engine.Prediction) { run.seqs = append(run.seqs, seq) }})
 	g, err := NewACToR(d, cfg, r, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.s, err = g.Generate(tinyTarget, 0); err != nil {
+	if run.s, err = g.Generate(t.Context(), tinyTarget, 0, nil); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(run.s.Trace.Attempts); n != 1 {

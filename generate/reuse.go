@@ -54,7 +54,7 @@ type ReuseStats struct {
 	// computed; Computed the block tokens computed alone for it (new
 	// blocks); Harvested the block tokens saved from prompts the model
 	// had computed anyway; Tail the tokens after the blocks moved with
-	// Decoder.ReuseTail.
+	// DecoderOptions.ReuseTail.
 	Placed, Computed, Harvested, Tail int
 	// Loaded counts block tokens read from the store's folder (Persist),
 	// Stored those written there.
@@ -262,7 +262,7 @@ func (d *Decoder) harvest(s *slot) error {
 	if s == nil {
 		return nil
 	}
-	b := d.Blocks
+	b := d.opt.Blocks
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, sp := range s.spans {
@@ -309,7 +309,7 @@ func (d *Decoder) place(prev, s *slot, seq []int32, spans []tokenSpan) error {
 		return err
 	}
 	s.cached = s.cached[:min(at, len(s.cached))]
-	b := d.Blocks
+	b := d.opt.Blocks
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for ; i < len(spans) && spans[i].start == s.sess.Len() && spans[i].end < len(seq); i++ {
@@ -348,7 +348,7 @@ func (d *Decoder) place(prev, s *slot, seq []int32, spans []tokenSpan) error {
 // seq's blocks but its last from prev's cache, where they follow prev's
 // blocks; nil when prev does not hold them there.
 func (d *Decoder) saveTail(prev *slot, seq []int32, spans []tokenSpan) (*engine.KV, error) {
-	if !d.ReuseTail || prev == nil || len(prev.spans) == 0 || len(spans) == 0 {
+	if !d.opt.ReuseTail || prev == nil || len(prev.spans) == 0 || len(spans) == 0 {
 		return nil, nil
 	}
 	from, to := prev.spans[len(prev.spans)-1].end, spans[len(spans)-1].end
@@ -390,7 +390,7 @@ func (d *Decoder) own(s **engine.Session) (*engine.Session, error) {
 // prediction with got, the one after placing blocks (nil unless
 // CheckReuse is on with a store).
 func (d *Decoder) checkReuse(seq []int32, got engine.Prediction) (*ReuseCheck, error) {
-	if !d.CheckReuse || d.Blocks == nil {
+	if !d.opt.CheckReuse || d.opt.Blocks == nil {
 		return nil, nil
 	}
 	s, err := d.own(&d.check)

@@ -75,8 +75,8 @@ func decodeThenChange(t *testing.T, d *Decoder) (ids []int32, spans []tokenSpan,
 func TestBlockReuseAfterContextChange(t *testing.T) {
 	m, tok := loadTiny(t)
 	d := newDecoder(t, m, tok)
-	d.Blocks = NewBlockStore(0)
-	defer d.Blocks.Close()
+	d.opt.Blocks = NewBlockStore(0)
+	defer d.opt.Blocks.Close()
 
 	ids, spans, seq, spans2, moved, evaluated := decodeThenChange(t, d)
 	first := reusePrompt(t, "a", "b", "c")
@@ -93,7 +93,7 @@ func TestBlockReuseAfterContextChange(t *testing.T) {
 	dTokens := spans2[0].end - spans2[0].start
 	ab := spans2[2].end - spans2[0].end
 	target := len(seq) - len(gen) - spans2[2].end
-	st := d.Blocks.Stats()
+	st := d.opt.Blocks.Stats()
 	if got, want := evaluated, dTokens+target+len(gen); got != want {
 		t.Errorf("the prompt after the change evaluated %d tokens, want %d (d alone %d + target %d + generated %d)",
 			got, want, dTokens, target, len(gen))
@@ -105,7 +105,7 @@ func TestBlockReuseAfterContextChange(t *testing.T) {
 	// Back to the first blocks in a fresh decoder sharing the store: a, b
 	// and c are placed where they were computed, after the same blocks.
 	d2 := newDecoder(t, m, tok)
-	d2.Blocks = d.Blocks
+	d2.opt.Blocks = d.opt.Blocks
 	seq1 := append(slices.Clone(ids), gen...)
 	got, err := d2.prefill(seq1, spans, true)
 	if err != nil {
@@ -128,7 +128,7 @@ func TestBlockReuseAfterContextChange(t *testing.T) {
 			t.Fatalf("logit %d: %g with placed blocks, %g from a plain prefill", i, got.Logits[i], want.Logits[i])
 		}
 	}
-	d2.CheckReuse = true
+	d2.opt.CheckReuse = true
 	rc, err := d2.checkReuse(seq1, got)
 	if err != nil || rc.KL != 0 || !rc.SameTop1 || rc.ExactEvaluated != len(seq1) {
 		t.Errorf("check of an exact placement: %+v, %v; want KL 0, same top token, %d tokens evaluated", rc, err, len(seq1))
@@ -146,14 +146,14 @@ func TestBlockReuseAfterContextChange(t *testing.T) {
 func TestPromptTokensStopAtMisalignedSpan(t *testing.T) {
 	m, tok := loadTiny(t)
 	d := newDecoder(t, m, tok)
-	d.Blocks = NewBlockStore(0)
-	defer d.Blocks.Close()
+	d.opt.Blocks = NewBlockStore(0)
+	defer d.opt.Blocks.Close()
 	p := reusePrompt(t, "a", "b")
 	p.Spans[1].Start++ // no longer where the first span ends
 	if _, spans := d.encode(p, false); len(spans) != 1 {
 		t.Errorf("spans %v, want only the first", spans)
 	}
-	d.Blocks = nil
+	d.opt.Blocks = nil
 	if _, spans := d.encode(p, false); spans != nil {
 		t.Errorf("spans %v without a block store", spans)
 	}
@@ -163,11 +163,8 @@ func TestPromptTokensStopAtMisalignedSpan(t *testing.T) {
 // (double is new, computed alone at position 0, where the exact prefill
 // computes it too, after nothing), so the check finds the exact prediction.
 func TestACToRBlockReuseCheck(t *testing.T) {
-	var store *BlockStore
-	_, _, s, _, _ := swapSetup(t, func(d *Decoder) {
-		store = NewBlockStore(0)
-		d.Blocks, d.CheckReuse = store, true
-	})
+	store := NewBlockStore(0)
+	_, _, s, _, _ := swapSetup(t, DecoderOptions{Blocks: store, CheckReuse: true}, nil)
 	defer store.Close()
 	_, ev := changeEvent(t, s.Trace.Attempts[0])
 	if ev.Reuse == nil || ev.Reuse.KL > 1e-9 || !ev.Reuse.SameTop1 || ev.Placed != 0 {
@@ -188,17 +185,15 @@ func TestACToRBlockReuseCheck(t *testing.T) {
 func TestTailReuseComputesOnlyTheLastToken(t *testing.T) {
 	m, tok := loadTiny(t)
 	for _, caches := range []int{DefaultSessions, 1} {
-		d := newDecoder(t, m, tok)
-		d.Sessions = caches
-		d.Blocks, d.ReuseTail = NewBlockStore(0), true
-		defer d.Blocks.Close()
+		d := newDecoder(t, m, tok, DecoderOptions{Sessions: caches, Blocks: NewBlockStore(0), ReuseTail: true})
+		defer d.opt.Blocks.Close()
 		_, _, seq, spans2, got, evaluated := decodeThenChange(t, d)
 		dTokens := spans2[0].end - spans2[0].start
 		tail := len(seq) - 1 - spans2[2].end
 		if n := evaluated; n != dTokens+1 {
 			t.Errorf("%d caches: evaluated %d tokens after the change, want %d (d alone) + 1", caches, n, dTokens)
 		}
-		if st := d.Blocks.Stats(); st.Tail != tail || d.placedTokens != spans2[2].end-spans2[0].end+tail {
+		if st := d.opt.Blocks.Stats(); st.Tail != tail || d.placedTokens != spans2[2].end-spans2[0].end+tail {
 			t.Errorf("%d caches: store %+v, placed %d: want a tail of %d tokens", caches, st, d.placedTokens, tail)
 		}
 		if !slices.Equal(d.cur.sess.Tokens(), seq) || len(got.Logits) != m.Config.Vocab {
@@ -217,22 +212,22 @@ func TestBlockStorePersists(t *testing.T) {
 	m, tok := loadTiny(t)
 	dir := t.TempDir()
 	d := newDecoder(t, m, tok)
-	d.Blocks = NewBlockStore(0)
-	if err := d.Blocks.Persist(dir, m); err != nil {
+	d.opt.Blocks = NewBlockStore(0)
+	if err := d.opt.Blocks.Persist(dir, m); err != nil {
 		t.Fatal(err)
 	}
 	ids, spans, _, spans2, _, _ := decodeThenChange(t, d)
-	st := d.Blocks.Stats()
-	d.Blocks.Close()
+	st := d.opt.Blocks.Stats()
+	d.opt.Blocks.Close()
 	if dTokens := spans2[0].end - spans2[0].start; st.Stored != st.Harvested+st.Computed || st.Stored != spans[2].end+dTokens {
 		t.Fatalf("stored %d block tokens, want the %d harvested and %d computed", st.Stored, st.Harvested, st.Computed)
 	}
 
 	later := func() (*Decoder, engine.Prediction) {
 		d2 := newDecoder(t, m, tok)
-		d2.Blocks = NewBlockStore(0)
-		t.Cleanup(d2.Blocks.Close)
-		if err := d2.Blocks.Persist(dir, m); err != nil {
+		d2.opt.Blocks = NewBlockStore(0)
+		t.Cleanup(d2.opt.Blocks.Close)
+		if err := d2.opt.Blocks.Persist(dir, m); err != nil {
 			t.Fatal(err)
 		}
 		got, err := d2.prefill(append(slices.Clone(ids), reuseGen...), spans, true)
@@ -242,8 +237,8 @@ func TestBlockStorePersists(t *testing.T) {
 		return d2, got
 	}
 	d2, got := later()
-	if n, want := d2.stats.Evaluated, len(ids)-spans[2].end+len(reuseGen); n != want || d2.Blocks.Stats().Loaded != spans[2].end {
-		t.Errorf("from the folder: %d tokens evaluated (want %d), %d loaded (want %d)", n, want, d2.Blocks.Stats().Loaded, spans[2].end)
+	if n, want := d2.stats.Evaluated, len(ids)-spans[2].end+len(reuseGen); n != want || d2.opt.Blocks.Stats().Loaded != spans[2].end {
+		t.Errorf("from the folder: %d tokens evaluated (want %d), %d loaded (want %d)", n, want, d2.opt.Blocks.Stats().Loaded, spans[2].end)
 	}
 	fresh, err := m.NewSession()
 	if err != nil {
@@ -267,16 +262,16 @@ func TestBlockStorePersists(t *testing.T) {
 	}
 	d3, _ := later()
 	d4 := newDecoder(t, m, tok) // an empty store in memory only
-	d4.Blocks = NewBlockStore(0)
-	defer d4.Blocks.Close()
+	d4.opt.Blocks = NewBlockStore(0)
+	defer d4.opt.Blocks.Close()
 	if _, err := d4.prefill(append(slices.Clone(ids), reuseGen...), spans, true); err != nil {
 		t.Fatal(err)
 	}
-	if d3.Blocks.Stats().Loaded != 0 || d3.stats.Evaluated != d4.stats.Evaluated {
-		t.Errorf("unreadable files: %d loaded, %d evaluated; want 0 and %d, as an empty store", d3.Blocks.Stats().Loaded, d3.stats.Evaluated, d4.stats.Evaluated)
+	if d3.opt.Blocks.Stats().Loaded != 0 || d3.stats.Evaluated != d4.stats.Evaluated {
+		t.Errorf("unreadable files: %d loaded, %d evaluated; want 0 and %d, as an empty store", d3.opt.Blocks.Stats().Loaded, d3.stats.Evaluated, d4.stats.Evaluated)
 	}
 	// They were replaced by the blocks computed then.
-	if d5, _ := later(); d5.Blocks.Stats().Loaded != spans[2].end {
-		t.Errorf("after unreadable files were replaced: %d loaded, want %d", d5.Blocks.Stats().Loaded, spans[2].end)
+	if d5, _ := later(); d5.opt.Blocks.Stats().Loaded != spans[2].end {
+		t.Errorf("after unreadable files were replaced: %d loaded, want %d", d5.opt.Blocks.Stats().Loaded, spans[2].end)
 	}
 }

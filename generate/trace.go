@@ -127,7 +127,7 @@ type TokenEvent struct {
 	// store did not hold, each alone (block KV reuse).
 	Alone int `json:"alone,omitempty"`
 	// Reuse compares the prediction after placed blocks with an exact
-	// prefill (Decoder.CheckReuse).
+	// prefill (DecoderOptions.CheckReuse).
 	Reuse *ReuseCheck `json:"reuse,omitempty"`
 }
 

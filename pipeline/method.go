@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"actor/generate"
 	"actor/retrieve"
@@ -14,7 +13,7 @@ import (
 // Method chooses a generation method and its switches: what the CLI's
 // method flags, a server request and a benchmark work item all say.
 type Method struct {
-	// Method is one of generate.Methods.
+	// Method names a registered method (generate.MethodNames).
 	Method string
 	// Probe is ACToR's critical-token probe file ("": the model's shipped
 	// probe, see ShippedProbe).
@@ -154,8 +153,8 @@ func (c Method) over(m Method) Method {
 // CLI flag.
 func (m *Method) Validate() error {
 	switch {
-	case !slices.Contains(generate.Methods, m.Method):
-		return fmt.Errorf("--method %q: want one of %s", m.Method, strings.Join(generate.Methods, ", "))
+	case !m.registered():
+		return generate.UnknownMethod("--method", m.Method)
 	case m.Samples < 1:
 		return fmt.Errorf("-n %d: want at least one sample", m.Samples)
 	case m.Layout != "" && !slices.Contains(generate.Layouts, generate.Layout(m.Layout)):
@@ -211,9 +210,16 @@ func (m *Method) context(tok *tokenizer.Tokenizer) generate.ContextOptions {
 	return o
 }
 
+// registered reports whether the method is a registered one.
+func (m *Method) registered() bool {
+	_, ok := generate.LookupMethod(m.Method)
+	return ok
+}
+
 // usesProbe reports whether the method needs a probe file.
 func (m *Method) usesProbe() bool {
-	return m.Method == generate.MethodACToR && !m.NoInference && m.Entropy == 0
+	info, _ := generate.LookupMethod(m.Method)
+	return info.Probed && !m.NoInference && m.Entropy == 0
 }
 
 // ProbeFile is the probe file the method loads for model: Probe, or the
@@ -231,7 +237,8 @@ func (m *Method) ProbeFile(model string) (string, error) {
 
 // usesEncoder reports whether the method retrieves densely.
 func (m *Method) usesEncoder() bool {
-	return m.Method == generate.MethodRawRAG || m.Method == generate.MethodRLCoder || m.Method == generate.MethodACToR
+	info, _ := generate.LookupMethod(m.Method)
+	return info.Dense
 }
 
 // apply sets the generation switches the method carries on cfg.

@@ -57,6 +57,8 @@ type Pipeline struct {
 	Config generate.Config
 
 	opts Options
+	// blocks is the decoder's block KV store (nil without --kv-reuse).
+	blocks *generate.BlockStore
 }
 
 // Open validates the method, loads the model, the probe (ACToR) and the
@@ -90,19 +92,20 @@ func Open(opts Options) (*Pipeline, error) {
 }
 
 func (p *Pipeline) open() error {
-	var err error
-	if p.Dec, err = generate.NewDecoder(p.Model, p.Tok); err != nil {
-		return err
-	}
 	m := &p.Method
-	p.Dec.Sessions = m.KVCaches
+	opt := generate.DecoderOptions{Sessions: m.KVCaches}
 	if m.KVReuse {
-		p.Dec.Blocks, p.Dec.ReuseTail, p.Dec.CheckReuse = generate.NewBlockStore(0), m.KVReuseTail, m.KVReuseCheck
+		p.blocks = generate.NewBlockStore(0)
+		opt.Blocks, opt.ReuseTail, opt.CheckReuse = p.blocks, m.KVReuseTail, m.KVReuseCheck
 		if m.KVStore != "" {
-			if err := p.Dec.Blocks.Persist(m.KVStore, p.Model); err != nil {
+			if err := p.blocks.Persist(m.KVStore, p.Model); err != nil {
 				return fmt.Errorf("--kv-store: %w", err)
 			}
 		}
+	}
+	var err error
+	if p.Dec, err = generate.NewDecoder(p.Model, p.Tok, opt); err != nil {
+		return err
 	}
 	if file, err := m.ProbeFile(p.ModelName); err != nil {
 		return err
@@ -121,9 +124,9 @@ func (p *Pipeline) open() error {
 func (p *Pipeline) Close() {
 	if p.Dec != nil {
 		p.Dec.Close()
-		if p.Dec.Blocks != nil {
-			p.Dec.Blocks.Close()
-		}
+	}
+	if p.blocks != nil {
+		p.blocks.Close()
 	}
 	p.Model.Close()
 }

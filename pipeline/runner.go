@@ -100,7 +100,7 @@ func (r *Runner) Run(ctx context.Context, group []Job) ([]Result, error) {
 		}
 		idx[i] = j.Sample
 	}
-	ss, err := generate.GenerateSamples(g, tg, idx, r.p.Method.BatchSamples)
+	ss, err := generate.GenerateSamples(ctx, g, tg, idx, r.p.Method.BatchSamples, nil)
 	if err != nil {
 		return nil, fmt.Errorf("task %s: %w", t.ID, err)
 	}

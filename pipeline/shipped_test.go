@@ -74,7 +74,7 @@ func TestShippedConfiguration(t *testing.T) {
 		t.Fatal(err)
 	}
 	tg.ID = "inventory/report.py:11"
-	s, err := g.Generate(tg, 0)
+	s, err := g.Generate(t.Context(), tg, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

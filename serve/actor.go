@@ -3,7 +3,6 @@ package serve
 import (
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 
 	"actor/generate"
@@ -17,7 +16,8 @@ type generateRequest struct {
 	Repo string `json:"repo"`
 	File string `json:"file"`
 	Line int    `json:"line"`
-	// Method is one of generate.Methods ("": the server's).
+	// Method names a registered method (generate.MethodNames; "": the
+	// server's).
 	Method string `json:"method"`
 	// Samples is the number of samples (0: one).
 	Samples     int      `json:"samples"`
@@ -133,8 +133,8 @@ func (s *Server) checkGenerate(req *generateRequest) (*generateCheck, *apiError)
 	if method == "" {
 		method = s.p.Method.Method
 	}
-	if !slices.Contains(generate.Methods, method) {
-		return nil, badRequest("method %q: want one of %s", method, strings.Join(generate.Methods, ", "))
+	if _, ok := generate.LookupMethod(method); !ok {
+		return nil, badRequest("%s", generate.UnknownMethod("method", method))
 	}
 	if req.Samples == 0 {
 		req.Samples = 1
@@ -202,26 +202,22 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 		st.send(start)
 	}
 	sample := 0
-	s.p.Dec.Observe = func(a *generate.Attempt, ev *generate.TokenEvent) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if st == nil {
-			return nil
-		}
-		if len(a.Events) == 1 {
-			if err := st.send(attemptEvent{Type: "attempt", Sample: sample, Stage: a.Stage, Attempt: a.Attempt, Query: a.Query,
-				Blocks: withText(a.Blocks), Context: withText(a.Context), PromptTokens: a.PromptTokens}); err != nil {
-				return err
+	var observe generate.Observer
+	if st != nil {
+		observe = func(a *generate.Attempt, ev *generate.TokenEvent) error {
+			if len(a.Events) == 1 {
+				if err := st.send(attemptEvent{Type: "attempt", Sample: sample, Stage: a.Stage, Attempt: a.Attempt, Query: a.Query,
+					Blocks: withText(a.Blocks), Context: withText(a.Context), PromptTokens: a.PromptTokens}); err != nil {
+					return err
+				}
 			}
+			return st.send(tokenEvent{Type: "token", Sample: sample, Attempt: a.Attempt, Pos: len(a.Events) - 1, TokenEvent: *ev,
+				Before: withText(ev.Before), After: withText(ev.After), Stop: a.Stop})
 		}
-		return st.send(tokenEvent{Type: "token", Sample: sample, Attempt: a.Attempt, Pos: len(a.Events) - 1, TokenEvent: *ev,
-			Before: withText(ev.Before), After: withText(ev.After), Stop: a.Stop})
 	}
-	defer func() { s.p.Dec.Observe = nil }()
 	res := generateResult{startEvent: start}
 	for ; sample < req.Samples; sample++ {
-		smp, err := gen.Generate(tg, sample)
+		smp, err := gen.Generate(ctx, tg, sample, observe)
 		if err != nil {
 			s.fail(w, st, ctx, err)
 			return

@@ -4,7 +4,6 @@ import (
 	"crypto/subtle"
 	"fmt"
 	"net/http"
-	"slices"
 	"time"
 
 	"actor/generate"
@@ -82,9 +81,13 @@ func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter 
 // info tells the page what the server has: the model, the methods it can
 // run and its default, the repositories, and whether runs can be browsed.
 func (s *Server) info(w http.ResponseWriter, r *http.Request) {
-	methods := slices.DeleteFunc(slices.Clone(generate.Methods), func(m string) bool {
-		return m == generate.MethodACToR && s.p.Probe == nil && !s.p.Method.NoInference && s.p.Method.Entropy == 0
-	})
+	var methods []string
+	for _, m := range generate.Methods() {
+		if m.Probed && s.p.Probe == nil && !s.p.Method.NoInference && s.p.Method.Entropy == 0 {
+			continue
+		}
+		methods = append(methods, m.Name)
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"model": s.modelName(), "method": s.p.Method.Method, "methods": methods,
 		"probe": s.p.Probe != nil, "dense": s.p.Enc != nil, "repos": s.repos.names, "runs": s.cfg.Runs != ""})
 }

@@ -534,7 +534,8 @@ func TestShippedProbeRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(p.Close)
-	_, ts := newServer(t, p, Config{Repos: []string{repo}})
+	// A loaded machine can take longer than the default request limit.
+	_, ts := newServer(t, p, Config{Repos: []string{repo}, Timeout: 30 * time.Minute})
 	body := `{"repo":"inventory","file":"inventory/report.py","line":11,"temperature":0,"stream":true}`
 	resp, err := http.Post(ts.URL+"/v1/actor/generate", "application/json", strings.NewReader(body))
 	if err != nil {
@@ -544,6 +545,9 @@ func TestShippedProbeRequest(t *testing.T) {
 	evs, done := events(t, resp.Body)
 	critical, sources := 0, map[string]bool{}
 	for _, ev := range evs {
+		if ev["error"] != nil {
+			t.Errorf("error event: %v", ev["error"])
+		}
 		if ev["type"] == "attempt" {
 			for _, c := range ev["context"].([]any) {
 				c := c.(map[string]any)

@@ -1,6 +1,6 @@
 // Package experiment runs the paper's experiments as lists of 'actor run'
 // configurations over one benchmark, model and task set, and reports them:
-// Table I (the five methods), Tables III–IV (ablations of the labelling
+// Table I (every registered method: ACToR and its baselines), Tables III–IV (ablations of the labelling
 // rules and of the modules), Figure 4 (the sensitivity grid of the
 // labelling thresholds), Table II (cost) and a question beyond the paper
 // (is the probe a better trigger than plain next-token entropy at the same
@@ -21,6 +21,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"actor/generate"
 )
 
 // Names lists the experiments.
@@ -206,9 +208,10 @@ func New(name string, s Settings) (*Plan, error) {
 	actor := Run{Name: p.Reference, Label: "ACToR", Args: actorArgs("--probe", s.Probe)}
 	switch name {
 	case "table1", "cost":
-		for _, m := range []struct{ name, label string }{{"rawprompt", "RawPrompt"}, {"rawrag", "RawRAG"},
-			{"repocoder", "RepoCoder"}, {"rlcoder", "RLCoder-style"}} {
-			p.Runs = append(p.Runs, Run{Name: m.name, Label: m.label, Args: []string{"--method", m.name}})
+		for _, m := range generate.Methods() {
+			if m.Name != generate.MethodACToR {
+				p.Runs = append(p.Runs, Run{Name: m.Name, Label: m.Label, Args: []string{"--method", m.Name}})
+			}
 		}
 		p.Runs = append(p.Runs, actor)
 		for _, v := range s.Variants {

@@ -26,7 +26,7 @@ type methodFlags struct{ pipeline.Method }
 
 func (f *methodFlags) register(fs *pflag.FlagSet) {
 	d := pipeline.DefaultMethod()
-	fs.StringVar(&f.Method.Method, "method", d.Method, "generation method: "+strings.Join(generate.Methods, ", "))
+	fs.StringVar(&f.Method.Method, "method", d.Method, "generation method, one of:\n"+strings.TrimSuffix(generate.MethodHelp(), "\n"))
 	fs.StringVar(&f.Probe, "probe", "", "critical-token probe file for ACToR (default: the shipped probe of the model, see 'actor generate --help')")
 	fs.IntVarP(&f.Samples, "samples", "n", d.Samples, "samples per task")
 	fs.BoolVar(&f.NoInference, "no-inference", false, "ACToR ablation: critical-token inference off (weighted retrieval only)")
@@ -135,7 +135,7 @@ func runRepoGenerate(cmd *cobra.Command, stdout, stderr io.Writer) error {
 	for i := range idx {
 		idx[i] = i
 	}
-	samples, err := generate.GenerateSamples(gen, tg, idx, f.BatchSamples)
+	samples, err := generate.GenerateSamples(ctx, gen, tg, idx, f.BatchSamples, nil)
 	if err != nil {
 		return err
 	}
@@ -302,7 +302,7 @@ func init() {
 	generateCmd.Long += `
 
 Repository mode (--repo with --target or --task) writes a function of the
-repository with --method (actor, rawprompt, rawrag, repocoder, rlcoder): the
+repository with --method (the methods are listed under it): the
 target's signature and docstring are completed with retrieved repository
 blocks, sampled at temperature 0.6 (unless --temperature is given), at most
 512 new tokens (unless --max-tokens), cut at the first line back at column 0,

@@ -117,7 +117,7 @@ func runProbeRate(ctx context.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	d, err := generate.NewDecoder(m, tok)
+	d, err := generate.NewDecoder(m, tok, generate.DecoderOptions{})
 	if err != nil {
 		return err
 	}
@@ -133,10 +133,7 @@ func runProbeRate(ctx context.Context, stdout, stderr io.Writer) error {
 	defer stop()
 	var c rateCounts
 	for i := range samples {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		s, err := g.Generate(rateTarget(&samples[i]), 0)
+		s, err := g.Generate(ctx, rateTarget(&samples[i]), 0, nil)
 		if err != nil {
 			return fmt.Errorf("probe rate: sample %s: %w", samples[i].ID, err)
 		}

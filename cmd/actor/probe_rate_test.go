@@ -56,7 +56,7 @@ func TestProbeRateRunsTheGenerator(t *testing.T) {
 
 		cfg := generate.DefaultConfig
 		cfg.Temperature, cfg.Seed, cfg.MaxNewTokens, cfg.Retries = 0.6, 3, 16, 2
-		d, err := generate.NewDecoder(m, tok)
+		d, err := generate.NewDecoder(m, tok, generate.DecoderOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +67,7 @@ func TestProbeRateRunsTheGenerator(t *testing.T) {
 		}
 		var want [5]int
 		for _, s := range samples[:4] {
-			smp, err := g.Generate(rateTarget(&s), 0)
+			smp, err := g.Generate(t.Context(), rateTarget(&s), 0, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
