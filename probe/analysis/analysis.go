@@ -7,6 +7,7 @@ package analysis
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"actor/probe"
 	"actor/probe/critical"
@@ -54,6 +55,8 @@ const nClasses = int(syntax.Unknown) + 1
 
 // Result is the analysis of one labels directory.
 type Result struct {
+	// Labels names the labels folder by its last element (a report names
+	// no path of the machine it ran on).
 	Labels  string
 	Model   probe.ModelInfo
 	Rules   critical.Rules
@@ -82,7 +85,7 @@ func Analyze(set *labels.Set, r critical.Rules) (*Result, error) {
 	if err := r.Validate(); err != nil {
 		return nil, err
 	}
-	res := &Result{Labels: set.Dir(), Model: set.Header.Model, Rules: r, Samples: len(set.Samples), Tokens: len(set.Tokens)}
+	res := &Result{Labels: filepath.Base(set.Dir()), Model: set.Header.Model, Rules: r, Samples: len(set.Samples), Tokens: len(set.Tokens)}
 	p, err := pysrc.NewParser()
 	if err != nil {
 		return nil, err
