@@ -3,7 +3,6 @@ package encoder
 import (
 	"fmt"
 	"slices"
-	"strconv"
 
 	"actor/convert"
 	"actor/engine/ggml"
@@ -94,25 +93,9 @@ func readConfig(f *gguf.File) (Config, error) {
 
 // checkTensors verifies the name, shape and type of every tensor.
 func (c Config) checkTensors(f *gguf.File) error {
-	h, ff := uint64(c.Embed), uint64(c.FFN)
-	want := map[string][]uint64{
-		"token_embd.weight":      {h, uint64(c.Vocab)},
-		"position_embd.weight":   {h, uint64(c.Positions)},
-		"token_types.weight":     {h, uint64(c.Types)},
-		"token_embd_norm.weight": {h},
-		"token_embd_norm.bias":   {h},
-	}
-	for i := range c.Layers {
-		p := "blk." + strconv.Itoa(i) + "."
-		for _, n := range []string{"attn_q", "attn_k", "attn_v", "attn_output"} {
-			want[p+n+".weight"] = []uint64{h, h}
-			want[p+n+".bias"] = []uint64{h}
-		}
-		want[p+"ffn_up.weight"], want[p+"ffn_up.bias"] = []uint64{h, ff}, []uint64{ff}
-		want[p+"ffn_down.weight"], want[p+"ffn_down.bias"] = []uint64{ff, h}, []uint64{h}
-		for _, n := range []string{"attn_output_norm", "layer_output_norm"} {
-			want[p+n+".weight"], want[p+n+".bias"] = []uint64{h}, []uint64{h}
-		}
+	want := map[string][]uint64{}
+	for _, w := range ggml.EncoderWeights(c.params()) {
+		want[w.Name] = w.Shape
 	}
 	for _, t := range f.Tensors {
 		shape, ok := want[t.Name]
@@ -143,5 +126,5 @@ func (c Config) checkTensors(f *gguf.File) error {
 // params converts the configuration to the backend's parameters.
 func (c Config) params() ggml.EncoderParams {
 	return ggml.EncoderParams{Layers: c.Layers, Embed: c.Embed, Heads: c.Heads, FFN: c.FFN,
-		Vocab: c.Vocab, Positions: c.Positions, Eps: float32(c.Eps)}
+		Vocab: c.Vocab, Types: c.Types, Positions: c.Positions, Eps: float32(c.Eps)}
 }

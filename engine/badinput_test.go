@@ -68,6 +68,11 @@ func TestBadInput(t *testing.T) {
 			binary.LittleEndian.PutUint64(d[e+12:], 64)
 			return d
 		}, "blk.1.ffn_up.weight has shape [128 64]"},
+		{"tensor missing", func(t *testing.T, d []byte) []byte {
+			i := bytes.Index(d, []byte("blk.1.ffn_gate.weight"))
+			copy(d[i:], "blk.1.ffn_gatx.weight") // the graph's name is then absent
+			return d
+		}, "tensor blk.1.ffn_gate.weight is missing (llama model with"},
 		{"tensor size disagrees with data", func(t *testing.T, d []byte) []byte {
 			e := tensorEntry(t, d, "blk.0.attn_q.weight") // [64 64] -> [64 4096]
 			binary.LittleEndian.PutUint64(d[e+12:], 4096)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"actor/engine/ggml"
@@ -134,44 +133,17 @@ func (c Config) checkTensors(f *gguf.File) error {
 	if c.Vocab == 0 {
 		return errors.New("tensor token_embd.weight is missing or not 2-D")
 	}
-	q, kv := uint64(c.Heads*c.HeadDim), uint64(c.KVHeads*c.HeadDim)
-	h, ff, v := uint64(c.Embed), uint64(c.FFN), uint64(c.Vocab)
-	want := map[string][]uint64{
-		"token_embd.weight":  {h, v},
-		"output_norm.weight": {h},
-	}
-	if !c.TiedEmbeddings {
-		want["output.weight"] = []uint64{h, v}
-	}
-	for i := range c.Layers {
-		p := "blk." + strconv.Itoa(i) + "."
-		want[p+"attn_norm.weight"] = []uint64{h}
-		want[p+"attn_q.weight"] = []uint64{h, q}
-		want[p+"attn_k.weight"] = []uint64{h, kv}
-		want[p+"attn_v.weight"] = []uint64{h, kv}
-		want[p+"attn_output.weight"] = []uint64{q, h}
-		want[p+"ffn_norm.weight"] = []uint64{h}
-		want[p+"ffn_gate.weight"] = []uint64{h, ff}
-		want[p+"ffn_up.weight"] = []uint64{h, ff}
-		want[p+"ffn_down.weight"] = []uint64{ff, h}
-		if c.QKVBias {
-			want[p+"attn_q.bias"] = []uint64{q}
-			want[p+"attn_k.bias"] = []uint64{kv}
-			want[p+"attn_v.bias"] = []uint64{kv}
+	ws := ggml.DecoderWeights(c.params(f))
+	slices.SortFunc(ws, func(a, b ggml.Weight) int { return strings.Compare(a.Name, b.Name) })
+	for _, w := range ws {
+		name, shape := w.Name, w.Shape
+		if w.Aliased && c.TiedEmbeddings {
+			continue
 		}
-	}
-	for _, name := range slices.Sorted(func(yield func(string) bool) {
-		for k := range want {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
 		t, ok := f.Tensor(name)
 		if !ok {
 			return fmt.Errorf("tensor %s is missing (%s model with %d layers)", name, c.Architecture, c.Layers)
 		}
-		shape := want[name]
 		if !slices.Equal(t.Shape, shape) {
 			return fmt.Errorf("tensor %s has shape %v, the metadata implies %v", name, t.Shape, shape)
 		}
@@ -190,7 +162,7 @@ func (c Config) params(f *gguf.File) ggml.Params {
 	}
 	return ggml.Params{
 		Types:  types,
-		Layers: c.Layers, Embed: c.Embed, Heads: c.Heads, KVHeads: c.KVHeads,
+		Layers: c.Layers, Embed: c.Embed, FFN: c.FFN, Heads: c.Heads, KVHeads: c.KVHeads,
 		HeadDim: c.HeadDim, RopeDim: c.RopeDim, Vocab: c.Vocab, Eps: float32(c.Eps),
 		RopeBase: float32(c.RopeBase), RopeFreqScale: float32(1 / c.RopeLinearFactor),
 		RopeNeoX: architectures[c.Architecture].neox, QKVBias: c.QKVBias,

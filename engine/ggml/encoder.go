@@ -3,7 +3,6 @@ package ggml
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/ollama/ollama/ml"
 )
@@ -17,6 +16,7 @@ type EncoderParams struct {
 	Heads     int     // attention heads (Embed/Heads per head)
 	FFN       int     // feed-forward size
 	Vocab     int     // rows of token_embd
+	Types     int     // rows of token_types (the graph reads type 0)
 	Positions int     // rows of position_embd: the longest input
 	Eps       float32 // LayerNorm epsilon
 }
@@ -83,32 +83,8 @@ func LoadEncoder(path string, p EncoderParams, o Options) (e *Encoder, err error
 	return e, nil
 }
 
-func (e *Encoder) bind() error {
-	var missing error
-	get := func(name string) ml.Tensor {
-		t := e.b.Get(name)
-		if t == nil && missing == nil {
-			missing = fmt.Errorf("tensor %s is missing", name)
-		}
-		return t
-	}
-	e.tokEmb = get("token_embd.weight")
-	e.posEmb = get("position_embd.weight")
-	e.typ0 = get("token_types.weight")
-	e.normW = get("token_embd_norm.weight")
-	e.normB = get("token_embd_norm.bias")
-	e.layers = make([]encLayer, e.p.Layers)
-	for i := range e.layers {
-		pre := "blk." + strconv.Itoa(i) + "."
-		l := &e.layers[i]
-		lin := func(name string) dense { return dense{w: get(pre + name + ".weight"), b: get(pre + name + ".bias")} }
-		l.q, l.k, l.v, l.o = lin("attn_q"), lin("attn_k"), lin("attn_v"), lin("attn_output")
-		l.up, l.down = lin("ffn_up"), lin("ffn_down")
-		l.attnNormW, l.attnNormB = get(pre+"attn_output_norm.weight"), get(pre+"attn_output_norm.bias")
-		l.outNormW, l.outNormB = get(pre+"layer_output_norm.weight"), get(pre+"layer_output_norm.bias")
-	}
-	return missing
-}
+// bind looks up every weight tensor the graph needs (see weights).
+func (e *Encoder) bind() error { return bindAll(e.b, e.weights()) }
 
 // Params returns the hyper-parameters the encoder was loaded with.
 func (e *Encoder) Params() EncoderParams { return e.p }

@@ -13,7 +13,6 @@ package ggml
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/ollama/ollama/ml"
 	_ "github.com/ollama/ollama/ml/backend/ggml" // registers the "ggml" backend
@@ -23,6 +22,7 @@ import (
 type Params struct {
 	Layers   int     // number of transformer blocks
 	Embed    int     // hidden size
+	FFN      int     // feed-forward size
 	Heads    int     // query heads
 	KVHeads  int     // key/value heads (GQA when < Heads)
 	HeadDim  int     // size of one head
@@ -114,40 +114,9 @@ func Load(path string, p Params, o Options) (m *Model, err error) {
 	return m, nil
 }
 
-// bind looks up every weight tensor the graph needs.
-func (m *Model) bind() error {
-	var missing error
-	get := func(name string) ml.Tensor {
-		t := m.b.Get(name)
-		if t == nil && missing == nil {
-			missing = fmt.Errorf("tensor %s is missing", name)
-		}
-		return t
-	}
-	m.tokEmb = get("token_embd.weight")
-	m.outNorm = get("output_norm.weight")
-	m.output = get("output.weight") // the backend aliases token_embd when tied
-	m.layers = make([]layer, m.p.Layers)
-	for i := range m.layers {
-		pre := "blk." + strconv.Itoa(i) + "."
-		l := &m.layers[i]
-		l.attnNorm = get(pre + "attn_norm.weight")
-		l.wq = get(pre + "attn_q.weight")
-		l.wk = get(pre + "attn_k.weight")
-		l.wv = get(pre + "attn_v.weight")
-		l.wo = get(pre + "attn_output.weight")
-		l.ffnNorm = get(pre + "ffn_norm.weight")
-		l.wg = get(pre + "ffn_gate.weight")
-		l.wu = get(pre + "ffn_up.weight")
-		l.wd = get(pre + "ffn_down.weight")
-		if m.p.QKVBias {
-			l.bq = get(pre + "attn_q.bias")
-			l.bk = get(pre + "attn_k.bias")
-			l.bv = get(pre + "attn_v.bias")
-		}
-	}
-	return missing
-}
+// bind looks up every weight tensor the graph needs (see weights); the
+// backend aliases output.weight to token_embd.weight when they are tied.
+func (m *Model) bind() error { return bindAll(m.b, m.weights()) }
 
 // Params returns the hyper-parameters the model was loaded with.
 func (m *Model) Params() Params { return m.p }
