@@ -295,18 +295,18 @@ func (f *labelFlags) promptBuilder(ctx context.Context, tok *tokenizer.Tokenizer
 	if f.budget < 1 || f.maxBlocks < 1 || !(f.sigma > 0) {
 		return nil, "", errors.New("probe label: --budget, --max-blocks and --sigma must be positive")
 	}
-	p := &labelPrompts{ctx: ctx, root: f.repos, tok: tok, pool: retrieve.WeightedPooling(f.sigma),
-		budget: retrieve.Budget{MaxTokens: f.budget, MaxBlocks: f.maxBlocks}, stderr: stderr}
+	p := &pipeline.LabelPrompts{Root: f.repos, Tok: tok, Pool: retrieve.WeightedPooling(f.sigma),
+		Budget: retrieve.Budget{MaxTokens: f.budget, MaxBlocks: f.maxBlocks}, Log: stderr, Progress: progressOn(stderr)}
 	retriever := "BM25"
 	if f.encoder != "none" {
 		enc, err := f.encoders()(f.encoder)
 		if err != nil {
 			return nil, "", fmt.Errorf("probe label: encoder %s: %w", f.encoder, err)
 		}
-		p.enc = enc
+		p.Enc = enc
 		retriever = fmt.Sprintf("dense %s, position-aware query pooling σ %g", f.encoder, f.sigma)
 	}
 	mode := fmt.Sprintf("ACToR's first prompt: retrieved blocks (%s; at most %d blocks, %d tokens) + file path + signature + docstring%s",
 		retriever, f.maxBlocks, f.budget, heal)
-	return p.prompt, mode, nil
+	return p.Prompter(ctx), mode, nil
 }
