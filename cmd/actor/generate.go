@@ -76,10 +76,7 @@ type traceLine struct {
 
 // runPrompt streams the model's continuation of --prompt-file.
 func (f *generateFlags) runPrompt(stdout, stderr io.Writer) error {
-	if w := engine.CPUWarning(); w != "" {
-		fmt.Fprintln(stderr, w)
-	}
-	f.quietLogs(stderr)
+	f.startLogs(stderr)
 	if f.maxTokens < 0 || f.temperature < 0 || f.topK < 0 || f.topP < 0 || f.topP > 1 {
 		return errors.New("generate: --max-tokens, --temperature, --top-k must be ≥ 0 and --top-p in [0, 1]")
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"actor/bench/dataset"
-	"actor/engine"
 	"actor/generate"
 	"actor/pipeline"
 	"actor/retrieve"
@@ -106,10 +105,7 @@ func (g *generateFlags) runRepo(cmd *cobra.Command, stdout, stderr io.Writer) er
 	if g.promptFile != "" {
 		return errors.New("generate: --prompt-file cannot be combined with --repo/--target/--task")
 	}
-	g.quietLogs(stderr)
-	if w := engine.CPUWarning(); w != "" {
-		fmt.Fprintln(stderr, w)
-	}
+	g.startLogs(stderr)
 	tg, err := repoTarget(f.repo, f.target, f.taskFile, f.taskID)
 	if err != nil {
 		return err

@@ -76,15 +76,19 @@ func (f *modelFlags) openPipeline(method pipeline.Method, cfg generate.Config, s
 		OpenEncoder: f.encoders(), Log: stderr, Progress: progressOn(stderr)})
 }
 
-// quietLogs silences the tensor backend's set-up log unless --verbose.
+// quietLogs silences the tensor backend's set-up log (slog at Info)
+// unless --verbose: slog goes to stderr at Warn level.
 func (f *modelFlags) quietLogs(stderr io.Writer) {
 	if !f.verbose {
-		quietLogs(stderr)
+		slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	}
 }
 
-// quietLogs sends slog to stderr at Warn level (the tensor backend logs
-// its set-up at Info).
-func quietLogs(stderr io.Writer) {
-	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+// startLogs is quietLogs, and a warning on stderr when this binary was
+// built without the CPU features that make ggml fast.
+func (f *modelFlags) startLogs(stderr io.Writer) {
+	f.quietLogs(stderr)
+	if w := engine.CPUWarning(); w != "" {
+		fmt.Fprintln(stderr, w)
+	}
 }

@@ -219,10 +219,7 @@ func (f *labelFlags) run(cmd *cobra.Command, stderr io.Writer) error {
 	if f.limit > 0 && len(samples) > f.limit {
 		samples = samples[:f.limit]
 	}
-	quietLogs(stderr)
-	if w := engine.CPUWarning(); w != "" {
-		fmt.Fprintln(stderr, w)
-	}
+	f.startLogs(stderr)
 	m, tok, err := pipeline.OpenModel(f.model, f.engineOptions())
 	if err != nil {
 		return err

@@ -121,7 +121,7 @@ func (f *rateFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if f.limit > 0 && len(samples) > f.limit {
 		samples = samples[:f.limit]
 	}
-	quietLogs(stderr)
+	f.quietLogs(stderr)
 	m, tok, err := pipeline.OpenModel(f.model, f.engineOptions())
 	if err != nil {
 		return err

@@ -11,25 +11,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"actor/generate"
-	"actor/gguf"
 	"actor/models"
 	"actor/pipeline"
 	"actor/retrieve"
-	"actor/tokenizer"
 )
-
-// loadTokenizer opens the generator model's tokenizer.
-func loadTokenizer(model string) (*tokenizer.Tokenizer, error) {
-	path, err := models.Resolve(model)
-	if err != nil {
-		return nil, err
-	}
-	f, err := gguf.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	return tokenizer.FromGGUF(f)
-}
 
 // promptFlags are the options of actor prompt.
 type promptFlags struct {

@@ -9,7 +9,6 @@ import (
 	"syscall"
 
 	"actor/bench/dataset"
-	"actor/index"
 	"actor/retrieve/recall"
 
 	"github.com/spf13/cobra"
@@ -56,8 +55,7 @@ project in its default place).`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			f.index.db = ""
-			walk := index.WalkOptions{Include: f.index.include, Exclude: f.index.exclude, MaxSize: f.index.maxSize,
-				NoGitignore: f.index.noGitignore, Hidden: f.index.hidden}
+			walk := f.index.config().Walk
 			projects := map[string]recall.Project{}
 			var scores []recall.Score
 			var rows []map[string]any

@@ -19,7 +19,6 @@ import (
 	"actor/bench/dataset"
 	"actor/bench/predictions"
 	"actor/bench/results"
-	"actor/engine"
 	"actor/generate"
 	"actor/pipeline"
 	"actor/queue"
@@ -104,10 +103,7 @@ func (f *runFlags) run(cmd *cobra.Command, stdout, stderr io.Writer) error {
 	if f.benchmark == "" || f.data == "" || f.repos == "" {
 		return errors.New("run: --benchmark, --data and --repos are required")
 	}
-	f.quietLogs(stderr)
-	if w := engine.CPUWarning(); w != "" {
-		fmt.Fprintln(stderr, w)
-	}
+	f.startLogs(stderr)
 	set, err := dataset.Load(f.benchmark, f.data)
 	if err != nil {
 		return err

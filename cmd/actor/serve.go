@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"actor/engine"
 	"actor/generate"
 	"actor/serve"
 )
@@ -89,10 +88,7 @@ func (f *serveFlags) run(cmd *cobra.Command, stderr io.Writer) error {
 	if err := serve.CheckAddr(f.addr, f.token); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	f.quietLogs(stderr)
-	if w := engine.CPUWarning(); w != "" {
-		fmt.Fprintln(stderr, w)
-	}
+	f.startLogs(stderr)
 	pl, err := f.openPipeline(f.Method, generate.DefaultConfig, stderr)
 	if err != nil {
 		return err

@@ -58,15 +58,7 @@ func (f *tokenizeFlags) run(stdin io.Reader, stdout io.Writer, args []string) er
 	if err != nil {
 		return fmt.Errorf("tokenize: %w", err)
 	}
-	path, err := models.Resolve(f.model)
-	if err != nil {
-		return err
-	}
-	g, err := gguf.Open(path)
-	if err != nil {
-		return err
-	}
-	tok, err := tokenizer.FromGGUF(g)
+	tok, err := loadTokenizer(f.model)
 	if err != nil {
 		return err
 	}
@@ -99,4 +91,17 @@ func (f *tokenizeFlags) run(stdin io.Reader, stdout io.Writer, args []string) er
 	}
 	fmt.Fprintln(stdout)
 	return nil
+}
+
+// loadTokenizer opens a model's tokenizer from its GGUF metadata (not its weights).
+func loadTokenizer(model string) (*tokenizer.Tokenizer, error) {
+	path, err := models.Resolve(model)
+	if err != nil {
+		return nil, err
+	}
+	f, err := gguf.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	return tokenizer.FromGGUF(f)
 }
