@@ -23,6 +23,8 @@ import (
 // repository mode of actor generate and by actor run.
 type methodFlags struct{ pipeline.Method }
 
+// register adds the method flags to fs, with pipeline.DefaultMethod's
+// defaults.
 func (f *methodFlags) register(fs *pflag.FlagSet) {
 	d := pipeline.DefaultMethod()
 	fs.StringVar(&f.Method.Method, "method", d.Method, "generation method, one of:\n"+strings.TrimSuffix(generate.MethodHelp(), "\n"))
@@ -245,6 +247,7 @@ func printSummary(w io.Writer, method string, s *generate.Sample) {
 	}
 }
 
+// retryNote says why an attempt was generated again ("" for none).
 func retryNote(r string) string {
 	if r == "" {
 		return ""
@@ -252,6 +255,8 @@ func retryNote(r string) string {
 	return ", generated again: " + r
 }
 
+// critText is the text of the token judged critical: the dropped one
+// when the context changed.
 func critText(ev generate.TokenEvent) string {
 	if ev.Dropped != nil {
 		return ev.Dropped.Text
@@ -259,6 +264,7 @@ func critText(ev generate.TokenEvent) string {
 	return ev.Text
 }
 
+// probList formats the members' p(critical).
 func probList(ps []float32) string {
 	parts := make([]string, len(ps))
 	for i, p := range ps {

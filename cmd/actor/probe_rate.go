@@ -74,6 +74,7 @@ type rateCounts struct{ functions, generated, judged, flagged, retried int }
 // target alone and a critical token never changes the context.
 type noBlocks struct{}
 
+// Retrieve finds nothing.
 func (noBlocks) Retrieve(string, retrieve.Exclusion) ([]retrieve.Result, error) { return nil, nil }
 
 // rateConfig is the generator's configuration of a rate run: generation's

@@ -303,6 +303,8 @@ type genProgress struct {
 	triggers, changes                  int
 }
 
+// newGenProgress reports on w the progress of total samples, as a bar when
+// bar is set.
 func newGenProgress(w io.Writer, bar bool, total int) *genProgress {
 	p := &genProgress{w: w, total: total, start: time.Now()}
 	if bar {
@@ -313,6 +315,7 @@ func newGenProgress(w io.Writer, bar bool, total int) *genProgress {
 	return p
 }
 
+// done counts a generated sample.
 func (p *genProgress) done(s *generate.Sample) {
 	p.n++
 	p.tokens += s.Generated

@@ -108,6 +108,7 @@ type jsonBlock struct {
 	Text  string  `json:"text"`
 }
 
+// jsonBlocks are results as --json prints them, ranked from 1.
 func jsonBlocks(results []retrieve.Result) []jsonBlock {
 	out := make([]jsonBlock, len(results))
 	for i, r := range results {
