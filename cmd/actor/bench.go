@@ -16,19 +16,25 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// benchCmd groups the benchmark harness commands.
-var benchCmd = &cobra.Command{
-	Use:   "bench",
-	Short: "Test generated functions on RepoExec and CoderEval and report pass@k",
+// newBenchCmd builds actor bench, the group of the benchmark harness
+// commands.
+func newBenchCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Test generated functions on RepoExec and CoderEval and report pass@k",
+	}
+	cmd.AddCommand(newBenchRunCmd(), newBenchSetupCmd(), newBenchLockCmd(), newBenchReportCmd())
+	return cmd
 }
 
-var benchRunCfg bench.Config
-
-// benchRunCmd evaluates a predictions file (or the gold solutions).
-var benchRunCmd = &cobra.Command{
-	Use:   "run --benchmark repoexec|codereval --data DIR --repos DIR (--predictions FILE.jsonl | --gold) --out DIR",
-	Short: "Run the benchmark's tests on every sample and write pass@k (resumable)",
-	Long: `Every sample of the predictions file (docs/PREDICTIONS.md), or with --gold the
+// newBenchRunCmd builds actor bench run: a predictions file (or the gold
+// solutions) tested.
+func newBenchRunCmd() *cobra.Command {
+	c := &bench.Config{}
+	cmd := &cobra.Command{
+		Use:   "run --benchmark repoexec|codereval --data DIR --repos DIR (--predictions FILE.jsonl | --gold) --out DIR",
+		Short: "Run the benchmark's tests on every sample and write pass@k (resumable)",
+		Long: `Every sample of the predictions file (docs/PREDICTIONS.md), or with --gold the
 gold solution of every task, is placed into a fresh copy of its repository and
 tested in a sandbox (own process group, time limit killing the whole tree,
 memory/CPU/process/file-size limits, no network where a network namespace can
@@ -58,55 +64,44 @@ of a sample of the same task already tested in OUT or in a --reuse folder
 (tested with the same benchmark, data, sandbox and time limit, and the same
 environments) takes its outcome, recorded with "twin" naming that sample.
 Only passed and failed outcomes are taken; --test-twins tests every sample.`,
-	Args: cobra.NoArgs,
-	RunE: func(cmd *cobra.Command, args []string) error {
-		cfg := benchRunCfg
-		if cfg.Benchmark == "" || cfg.Data == "" || cfg.Repos == "" || cfg.Out == "" {
-			return fmt.Errorf("--benchmark, --data, --repos and --out are required")
-		}
-		if cfg.Gold == (cfg.Predictions != "") {
-			return fmt.Errorf("give exactly one of --predictions and --gold")
-		}
-		cfg.Envs = envsFlag(cmd.Flags(), cfg.Envs)
-		cfg.Command = "actor " + strings.Join(os.Args[1:], " ")
-		cfg.Log = cmd.ErrOrStderr()
-		cfg.Bar = isTerminal(os.Stderr)
-		ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
-		out, err := bench.Run(ctx, cfg)
-		if err != nil {
-			if ctx.Err() != nil {
-				return fmt.Errorf("interrupted: finished samples are saved in %s; run the same command to continue", cfg.Out)
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg := *c
+			if cfg.Benchmark == "" || cfg.Data == "" || cfg.Repos == "" || cfg.Out == "" {
+				return fmt.Errorf("--benchmark, --data, --repos and --out are required")
 			}
-			return err
-		}
-		w := cmd.OutOrStdout()
-		fmt.Fprintf(w, "%d samples tested now, %d took the outcome of a sample with the same code, %d from an earlier run; %d input errors\n",
-			out.Evaluated, out.Twins, out.Resumed, len(out.Meta.InputErrors))
-		for _, g := range out.Groups {
-			label := g.Method
-			if g.Model != "" {
-				label += " (" + g.Model + ")"
+			if cfg.Gold == (cfg.Predictions != "") {
+				return fmt.Errorf("give exactly one of --predictions and --gold")
 			}
-			fmt.Fprintf(w, "%s: %d/%d samples passed on %d tasks; pass@1 %s pass@3 %s pass@5 %s\n", label,
-				g.Passed, g.Samples, len(g.Tasks), pct(g, 1), pct(g, 3), pct(g, 5))
-		}
-		fmt.Fprintf(w, "summary: %s\n", filepath.Join(cfg.Out, results.SummaryMD))
-		return nil
-	},
-}
-
-// pct formats pass@k of g in percent, or n/a.
-func pct(g results.Group, k int) string {
-	if v, ok := g.PassAt[k]; ok {
-		return results.FormatPct(v) + "%"
+			cfg.Envs = envsFlag(cmd.Flags(), cfg.Envs)
+			cfg.Command = "actor " + strings.Join(os.Args[1:], " ")
+			cfg.Log = cmd.ErrOrStderr()
+			cfg.Bar = isTerminal(os.Stderr)
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			out, err := bench.Run(ctx, cfg)
+			if err != nil {
+				if ctx.Err() != nil {
+					return fmt.Errorf("interrupted: finished samples are saved in %s; run the same command to continue", cfg.Out)
+				}
+				return err
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "%d samples tested now, %d took the outcome of a sample with the same code, %d from an earlier run; %d input errors\n",
+				out.Evaluated, out.Twins, out.Resumed, len(out.Meta.InputErrors))
+			for _, g := range out.Groups {
+				label := g.Method
+				if g.Model != "" {
+					label += " (" + g.Model + ")"
+				}
+				fmt.Fprintf(w, "%s: %d/%d samples passed on %d tasks; pass@1 %s pass@3 %s pass@5 %s\n", label,
+					g.Passed, g.Samples, len(g.Tasks), pct(g, 1), pct(g, 3), pct(g, 5))
+			}
+			fmt.Fprintf(w, "summary: %s\n", filepath.Join(cfg.Out, results.SummaryMD))
+			return nil
+		},
 	}
-	return "n/a"
-}
-
-func init() {
-	f := benchRunCmd.Flags()
-	c := &benchRunCfg
+	f := cmd.Flags()
 	f.StringVar(&c.Benchmark, "benchmark", "", "repoexec or codereval")
 	f.StringVar(&c.Data, "data", "", "task file or folder (RepoExec tasks.jsonl/pass_data.jsonl/HF export; CoderEval4Python.json)")
 	f.StringVar(&c.Repos, "repos", "", "folder holding the projects (RepoExec: the folder that contains test-apps/)")
@@ -123,8 +118,15 @@ func init() {
 	f.BoolVar(&c.Keep, "keep", false, "keep the workspaces for inspection")
 	f.StringSliceVar(&c.Reuse, "reuse", nil, "results folders whose outcomes stand for samples of the same task with identical code (repeatable)")
 	f.BoolVar(&c.TestTwins, "test-twins", false, "test every sample, even one whose code was already tested")
-	benchCmd.AddCommand(benchRunCmd)
-	rootCmd.AddCommand(benchCmd)
+	return cmd
+}
+
+// pct formats pass@k of g in percent, or n/a.
+func pct(g results.Group, k int) string {
+	if v, ok := g.PassAt[k]; ok {
+		return results.FormatPct(v) + "%"
+	}
+	return "n/a"
 }
 
 // registerEnvs adds --python and --envs: the interpreter tests run with.

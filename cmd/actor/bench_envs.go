@@ -13,16 +13,17 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var benchSetupFlags struct {
-	benchmark, envs, python, repos string
-	projects                       []string
-}
-
-// benchSetupCmd makes the per-project test environments.
-var benchSetupCmd = &cobra.Command{
-	Use:   "setup --benchmark repoexec [--envs DIR] [--python PYTHON3.10] [--project P...] [--repos DIR]",
-	Short: "Make one Python test environment per benchmark project from the committed lock files (resumable)",
-	Long: `Makes DIR/<project> (default ` + envs.DefaultDir() + `, or $ACTOR_BENCH_ENVS) for every
+// newBenchSetupCmd builds actor bench setup: the per-project test
+// environments made.
+func newBenchSetupCmd() *cobra.Command {
+	var f struct {
+		benchmark, envs, python, repos string
+		projects                       []string
+	}
+	cmd := &cobra.Command{
+		Use:   "setup --benchmark repoexec [--envs DIR] [--python PYTHON3.10] [--project P...] [--repos DIR]",
+		Short: "Make one Python test environment per benchmark project from the committed lock files (resumable)",
+		Long: `Makes DIR/<project> (default ` + envs.DefaultDir() + `, or $ACTOR_BENCH_ENVS) for every
 RepoExec project: a virtual environment of Python ` + envs.PythonVersion + ` (the benchmark image's
 version; found on PATH, among pyenv's versions, or given with --python) holding
 exactly the packages of the project's lock file in bench/envs/repoexec (built
@@ -37,70 +38,67 @@ task with its project's environment (--envs). With --repos (the folder holding
 test-apps/), the C extensions the benchmark's copy of the sources had built in
 place are built there too, with the project's environment (tornado's speedups,
 which five tornado.util test programs import).`,
-	Args: cobra.NoArgs,
-	RunE: func(cmd *cobra.Command, args []string) error {
-		f := benchSetupFlags
-		if f.benchmark != "repoexec" {
-			return fmt.Errorf("--benchmark: only repoexec has environments (CoderEval's tests exist only in its Docker image; see bench/envs/README.md)")
-		}
-		ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
-		res, err := envs.Setup(ctx, envs.SetupConfig{Dir: f.envs, Python: f.python, Projects: f.projects, Repos: f.repos, Log: cmd.ErrOrStderr()})
-		if err != nil {
-			return err
-		}
-		w := cmd.OutOrStdout()
-		fmt.Fprintf(w, "%d environments made, %d up to date, %d failed, in %s (Python %s)\n", res.Made, res.UpToDate, len(res.Failed), f.envs, res.Version)
-		if len(res.Failed) > 0 {
-			return fmt.Errorf("environments not made:\n  %s", strings.Join(res.Failed, "\n  "))
-		}
-		return nil
-	},
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.benchmark != "repoexec" {
+				return fmt.Errorf("--benchmark: only repoexec has environments (CoderEval's tests exist only in its Docker image; see bench/envs/README.md)")
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			res, err := envs.Setup(ctx, envs.SetupConfig{Dir: f.envs, Python: f.python, Projects: f.projects, Repos: f.repos, Log: cmd.ErrOrStderr()})
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "%d environments made, %d up to date, %d failed, in %s (Python %s)\n", res.Made, res.UpToDate, len(res.Failed), f.envs, res.Version)
+			if len(res.Failed) > 0 {
+				return fmt.Errorf("environments not made:\n  %s", strings.Join(res.Failed, "\n  "))
+			}
+			return nil
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.benchmark, "benchmark", "repoexec", "benchmark (repoexec)")
+	fs.StringVar(&f.envs, "envs", envs.DefaultDir(), "folder of the environments")
+	fs.StringVar(&f.python, "python", "", "base interpreter (default: a Python "+envs.PythonVersion+" found here)")
+	fs.StringSliceVar(&f.projects, "project", nil, "only these projects (e.g. test-apps/flutils or flutils; repeatable)")
+	fs.StringVar(&f.repos, "repos", "", "folder holding the projects' sources: also build in place the C extensions the benchmark's sources had (tornado's speedups)")
+	return cmd
 }
 
-var benchLockFlags struct {
-	specs, tools string
-	projects     []string
-}
-
-// benchLockCmd recompiles the committed lock files.
-var benchLockCmd = &cobra.Command{
-	Use:   "lock [--specs bench/envs/repoexec] [--project P...]",
-	Short: "Resolve each project's .in file into its lock file (maintainers; the locks are committed)",
-	Long: `Runs uv pip compile on every bench/envs/repoexec/<project>.in, together with
+// newBenchLockCmd builds actor bench lock: the committed lock files
+// recompiled.
+func newBenchLockCmd() *cobra.Command {
+	var f struct {
+		specs, tools string
+		projects     []string
+	}
+	cmd := &cobra.Command{
+		Use:   "lock [--specs bench/envs/repoexec] [--project P...]",
+		Short: "Resolve each project's .in file into its lock file (maintainers; the locks are committed)",
+		Long: `Runs uv pip compile on every bench/envs/repoexec/<project>.in, together with
 the image's own packages (` + envs.ImageFile + `), with Python ` + envs.PythonVersion + `,
 platform ` + envs.Platform + ` and --exclude-newer ` + envs.CutOff + `, writing <project>.lock
 with the hashes of every artifact. Rebuild the binary afterwards: the locks are
 built into it.`,
-	Args: cobra.NoArgs,
-	RunE: func(cmd *cobra.Command, args []string) error {
-		f := benchLockFlags
-		ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
-		failed, err := envs.Lock(ctx, envs.LockConfig{SpecDir: f.specs, ToolsDir: f.tools, Projects: f.projects, Log: cmd.ErrOrStderr()})
-		if err != nil {
-			return err
-		}
-		if len(failed) > 0 {
-			return fmt.Errorf("not resolved:\n  %s", strings.Join(failed, "\n  "))
-		}
-		fmt.Fprintf(cmd.OutOrStdout(), "lock files written in %s\n", f.specs)
-		return nil
-	},
-}
-
-func init() {
-	f := benchSetupCmd.Flags()
-	f.StringVar(&benchSetupFlags.benchmark, "benchmark", "repoexec", "benchmark (repoexec)")
-	f.StringVar(&benchSetupFlags.envs, "envs", envs.DefaultDir(), "folder of the environments")
-	f.StringVar(&benchSetupFlags.python, "python", "", "base interpreter (default: a Python "+envs.PythonVersion+" found here)")
-	f.StringSliceVar(&benchSetupFlags.projects, "project", nil, "only these projects (e.g. test-apps/flutils or flutils; repeatable)")
-	f.StringVar(&benchSetupFlags.repos, "repos", "", "folder holding the projects' sources: also build in place the C extensions the benchmark's sources had (tornado's speedups)")
-	benchCmd.AddCommand(benchSetupCmd)
-
-	l := benchLockCmd.Flags()
-	l.StringVar(&benchLockFlags.specs, "specs", filepath.Join("bench", "envs", envs.SpecDir), "folder of the .in files")
-	l.StringVar(&benchLockFlags.tools, "tools", filepath.Join(envs.DefaultDir()), "where uv is installed when missing (DIR/.tools)")
-	l.StringSliceVar(&benchLockFlags.projects, "project", nil, "only these projects")
-	benchCmd.AddCommand(benchLockCmd)
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			failed, err := envs.Lock(ctx, envs.LockConfig{SpecDir: f.specs, ToolsDir: f.tools, Projects: f.projects, Log: cmd.ErrOrStderr()})
+			if err != nil {
+				return err
+			}
+			if len(failed) > 0 {
+				return fmt.Errorf("not resolved:\n  %s", strings.Join(failed, "\n  "))
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "lock files written in %s\n", f.specs)
+			return nil
+		},
+	}
+	l := cmd.Flags()
+	l.StringVar(&f.specs, "specs", filepath.Join("bench", "envs", envs.SpecDir), "folder of the .in files")
+	l.StringVar(&f.tools, "tools", filepath.Join(envs.DefaultDir()), "where uv is installed when missing (DIR/.tools)")
+	l.StringSliceVar(&f.projects, "project", nil, "only these projects")
+	return cmd
 }

@@ -9,6 +9,7 @@ import (
 
 	"actor/bench/envs"
 	"actor/internal/testsupport"
+	"actor/pipeline"
 
 	"github.com/spf13/pflag"
 )
@@ -100,7 +101,7 @@ func TestEnvsFlag(t *testing.T) {
 		}
 	}
 	for _, cmd := range []string{"run", "bench run"} {
-		c, _, err := rootCmd.Find(strings.Fields(cmd))
+		c, _, err := newRootCmd(pipeline.OpenEncoder).Find(strings.Fields(cmd))
 		if err != nil || c.Flags().Lookup("envs") == nil {
 			t.Errorf("actor %s has no --envs: %v", cmd, err)
 		}

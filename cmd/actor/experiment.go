@@ -25,7 +25,7 @@ import (
 )
 
 // experimentFlags are the options of actor experiment.
-var experimentFlags struct {
+type experimentFlags struct {
 	s                             experiment.Settings
 	limit                         int
 	tasks                         []string
@@ -34,11 +34,14 @@ var experimentFlags struct {
 	dryRun, reportOnly            bool
 }
 
-// experimentCmd runs one of the paper's experiments and reports it.
-var experimentCmd = &cobra.Command{
-	Use:   "experiment table1|ablations|sensitivity|cost|trigger --benchmark B --data DIR --repos DIR --out DIR [flags]",
-	Short: "Run one of the paper's experiments (resumable) and write its README, report.md and figures",
-	Long: `Each experiment is a list of 'actor run' configurations over the same tasks,
+// newExperimentCmd builds actor experiment: one of the paper's experiments
+// run and reported.
+func newExperimentCmd() *cobra.Command {
+	f := &experimentFlags{}
+	cmd := &cobra.Command{
+		Use:   "experiment table1|ablations|sensitivity|cost|trigger --benchmark B --data DIR --repos DIR --out DIR [flags]",
+		Short: "Run one of the paper's experiments (resumable) and write its README, report.md and figures",
+		Long: `Each experiment is a list of 'actor run' configurations over the same tasks,
 model, samples (-n) and temperature, run by this same binary:
 
   table1       RawPrompt, RawRAG, RepoCoder, RLCoder-style and ACToR (Table I)
@@ -61,15 +64,43 @@ gets README.md (how to reproduce, conditions, machine, commands), report.md
 (the tables, with 95 % bootstrap intervals over tasks and paired comparisons
 of ACToR against each other configuration) and PNG figures. Run the same
 command again to continue: nothing already generated or tested is repeated.`,
-	Args:      cobra.ExactArgs(1),
-	ValidArgs: experiment.Names,
-	RunE: func(cmd *cobra.Command, args []string) error {
-		return runExperiment(cmd, args[0], cmd.OutOrStdout(), cmd.ErrOrStderr())
-	},
+		Args:      cobra.ExactArgs(1),
+		ValidArgs: experiment.Names,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return f.run(cmd, args[0], cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.s.Benchmark, "benchmark", "", "repoexec or codereval")
+	fs.StringVar(&f.s.Data, "data", "", "task file or folder (as for actor run)")
+	fs.StringVar(&f.s.Repos, "repos", "", "folder holding the projects")
+	fs.StringVar(&f.s.Out, "out", "", "results folder: runs/, probes/ and one folder per experiment")
+	fs.StringVar(&f.s.Model, "model", models.DefaultModel, "model name or GGUF file")
+	fs.IntVarP(&f.s.N, "samples", "n", 5, "samples per task")
+	fs.Float64Var(&f.s.Temperature, "temperature", generate.DefaultConfig.Temperature, "sampling temperature")
+	fs.Uint64Var(&f.s.Seed, "seed", 0, "random seed (each task and sample derives its own)")
+	fs.IntVar(&f.s.Threads, "threads", 0, "CPU threads of each actor run (0: its default)")
+	fs.IntVar(&f.limit, "limit", 0, "only the first N tasks (0: all)")
+	fs.StringSliceVar(&f.tasks, "task", nil, "only these task ids (comma-separated)")
+	fs.IntVar(&f.s.Step, "step", 4, "tasks each configuration generates before the next takes its turn")
+	fs.StringVar(&f.s.Probe, "probe", "", "ACToR's probe (default: the model's shipped probe)")
+	fs.StringVar(&f.s.Labels, "labels", "", "labels directory the ablation and grid probes are trained from (actor probe label)")
+	fs.Float64SliceVar(&f.s.Entropies, "entropies", []float64{0.4, 0.6, 0.8, 1.0, 1.2}, "sensitivity: uncertainty thresholds (nats)")
+	fs.Float64SliceVar(&f.s.Influences, "influences", []float64{0.01, 0.03, 0.05, 0.07, 0.09}, "sensitivity: attention-influence thresholds")
+	fs.Float64Var(&f.s.EntropyTrigger, "entropy-trigger", 0, "trigger: a fixed entropy threshold (0: where it fires as often as the probe)")
+	fs.StringSliceVar(&f.s.Only, "only", nil, "only these configurations (run names, comma-separated; --dry-run lists them by their --out folders)")
+	fs.StringArrayVar(&f.variants, "variant", nil, "table1/cost: also run ACToR as NAME with these flags, e.g. --variant \"stable-reuse=--layout stable --kv-reuse\" (repeatable)")
+	fs.StringVar(&f.runArgs, "run-args", "", "extra flags for every actor run, space-separated (e.g. \"--max-tokens 256\")")
+	fs.StringVar(&f.benchArgs, "bench-args", "", "extra flags for every actor bench run (e.g. \"--workers 2\")")
+	fs.StringVar(&f.trainArgs, "train-args", "", "extra flags for every actor probe train (e.g. \"--target-rate 0.08\")")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "print the commands the experiment runs, and run nothing")
+	fs.BoolVar(&f.reportOnly, "report-only", false, "render the report from what the run folders hold now, and run nothing")
+	return cmd
 }
 
-func runExperiment(cmd *cobra.Command, name string, stdout, stderr io.Writer) error {
-	f := &experimentFlags
+// run runs the experiment name (unless --dry-run or --report-only) and
+// renders its report.
+func (f *experimentFlags) run(cmd *cobra.Command, name string, stdout, stderr io.Writer) error {
 	s := f.s
 	if !slices.Contains(experiment.Names, name) {
 		return fmt.Errorf("experiment: no experiment %q (want one of %s)", name, strings.Join(experiment.Names, ", "))
@@ -169,34 +200,4 @@ func selfExec(log io.Writer) experiment.Exec {
 		}
 		return nil
 	}
-}
-
-func init() {
-	f := &experimentFlags
-	fs := experimentCmd.Flags()
-	fs.StringVar(&f.s.Benchmark, "benchmark", "", "repoexec or codereval")
-	fs.StringVar(&f.s.Data, "data", "", "task file or folder (as for actor run)")
-	fs.StringVar(&f.s.Repos, "repos", "", "folder holding the projects")
-	fs.StringVar(&f.s.Out, "out", "", "results folder: runs/, probes/ and one folder per experiment")
-	fs.StringVar(&f.s.Model, "model", models.DefaultModel, "model name or GGUF file")
-	fs.IntVarP(&f.s.N, "samples", "n", 5, "samples per task")
-	fs.Float64Var(&f.s.Temperature, "temperature", generate.DefaultConfig.Temperature, "sampling temperature")
-	fs.Uint64Var(&f.s.Seed, "seed", 0, "random seed (each task and sample derives its own)")
-	fs.IntVar(&f.s.Threads, "threads", 0, "CPU threads of each actor run (0: its default)")
-	fs.IntVar(&f.limit, "limit", 0, "only the first N tasks (0: all)")
-	fs.StringSliceVar(&f.tasks, "task", nil, "only these task ids (comma-separated)")
-	fs.IntVar(&f.s.Step, "step", 4, "tasks each configuration generates before the next takes its turn")
-	fs.StringVar(&f.s.Probe, "probe", "", "ACToR's probe (default: the model's shipped probe)")
-	fs.StringVar(&f.s.Labels, "labels", "", "labels directory the ablation and grid probes are trained from (actor probe label)")
-	fs.Float64SliceVar(&f.s.Entropies, "entropies", []float64{0.4, 0.6, 0.8, 1.0, 1.2}, "sensitivity: uncertainty thresholds (nats)")
-	fs.Float64SliceVar(&f.s.Influences, "influences", []float64{0.01, 0.03, 0.05, 0.07, 0.09}, "sensitivity: attention-influence thresholds")
-	fs.Float64Var(&f.s.EntropyTrigger, "entropy-trigger", 0, "trigger: a fixed entropy threshold (0: where it fires as often as the probe)")
-	fs.StringSliceVar(&f.s.Only, "only", nil, "only these configurations (run names, comma-separated; --dry-run lists them by their --out folders)")
-	fs.StringArrayVar(&f.variants, "variant", nil, "table1/cost: also run ACToR as NAME with these flags, e.g. --variant \"stable-reuse=--layout stable --kv-reuse\" (repeatable)")
-	fs.StringVar(&f.runArgs, "run-args", "", "extra flags for every actor run, space-separated (e.g. \"--max-tokens 256\")")
-	fs.StringVar(&f.benchArgs, "bench-args", "", "extra flags for every actor bench run (e.g. \"--workers 2\")")
-	fs.StringVar(&f.trainArgs, "train-args", "", "extra flags for every actor probe train (e.g. \"--target-rate 0.08\")")
-	fs.BoolVar(&f.dryRun, "dry-run", false, "print the commands the experiment runs, and run nothing")
-	fs.BoolVar(&f.reportOnly, "report-only", false, "render the report from what the run folders hold now, and run nothing")
-	rootCmd.AddCommand(experimentCmd)
 }

@@ -14,11 +14,10 @@ import (
 
 // TestMain lets the test binary stand in for actor when it is run with an
 // actor command line (as actor experiment runs itself): any first argument
-// that is not a test flag runs main.
+// that is not a test flag runs actor (see TestActorProcess).
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && !strings.HasPrefix(os.Args[1], "-test.") {
-		main()
-		os.Exit(0)
+		os.Exit(execute(testEncoders()))
 	}
 	os.Exit(m.Run())
 }

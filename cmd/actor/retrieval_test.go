@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"actor/encoder"
 	"actor/internal/testsupport"
+	"actor/pipeline"
 	"actor/retrieve"
 )
 
@@ -105,14 +107,18 @@ func (wordHashEncoder) Encode(texts []string) (retrieve.TokenBatch, error) {
 	return b, nil
 }
 
-func init() {
-	if os.Getenv("ACTOR_TEST_WORD_ENCODER") == "1" {
-		openEncoder = func(model string) (retrieve.Encoder, error) {
-			if model != "word-hash" {
-				return nil, fmt.Errorf("unknown test encoder %q", model)
-			}
-			return wordHashEncoder{}, nil
+// testEncoders is the encoder opener of actor as the tests run it: the
+// toy encoder (--encoder word-hash, no other) when
+// ACTOR_TEST_WORD_ENCODER=1, else the real ones.
+func testEncoders() encoderOpener {
+	if os.Getenv("ACTOR_TEST_WORD_ENCODER") != "1" {
+		return pipeline.OpenEncoder
+	}
+	return func(model string, _ encoder.Options) (retrieve.Encoder, error) {
+		if model != "word-hash" {
+			return nil, fmt.Errorf("unknown test encoder %q", model)
 		}
+		return wordHashEncoder{}, nil
 	}
 }
 

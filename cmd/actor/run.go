@@ -19,21 +19,18 @@ import (
 	"actor/bench/dataset"
 	"actor/bench/predictions"
 	"actor/bench/results"
-	"actor/engine"
 	"actor/generate"
-	"actor/models"
 	"actor/pipeline"
 	"actor/queue"
 )
 
 // runFlags are the options of actor run.
-var runFlags struct {
+type runFlags struct {
 	methodFlags
+	modelFlags
 	benchmark, data, repos, out string
-	model                       string
 	temperature, topP           float64
-	topK, maxTokens, threads    int
-	ctx                         int
+	topK, maxTokens             int
 	seed                        uint64
 	limit                       int
 	tasks                       []string
@@ -41,15 +38,17 @@ var runFlags struct {
 	trace                       bool
 	workers                     int
 	python, envs                string
-	verbose                     bool
 	queue                       string
 }
 
-// runCmd generates for every task of a benchmark and evaluates.
-var runCmd = &cobra.Command{
-	Use:   "run --benchmark repoexec|codereval --data DIR --repos DIR --method M [-n N] [--out DIR]",
-	Short: "Generate every task of a benchmark with a method, then test the samples (resumable)",
-	Long: `For every task (--limit caps them, --task picks some) and sample index below -n,
+// newRunCmd builds actor run: every task of a benchmark generated, then
+// evaluated.
+func newRunCmd(g *globalFlags) *cobra.Command {
+	f := &runFlags{}
+	cmd := &cobra.Command{
+		Use:   "run --benchmark repoexec|codereval --data DIR --repos DIR --method M [-n N] [--out DIR]",
+		Short: "Generate every task of a benchmark with a method, then test the samples (resumable)",
+		Long: `For every task (--limit caps them, --task picks some) and sample index below -n,
 locate the target function in its repository under --repos, generate its body
 with --method and append the sample to OUT/predictions.jsonl (the predictions
 format 'actor bench run' reads), with its tokens, ms per token, seconds,
@@ -71,23 +70,40 @@ generate them; this command merges their results into the same files as
 they arrive (each sample once) and then tests them. Killed and started
 again, it merges what the workers published meanwhile and queues only the
 samples still missing.`,
-	Args: cobra.NoArgs,
-	RunE: func(cmd *cobra.Command, args []string) error {
-		return runBenchmark(cmd, cmd.OutOrStdout(), cmd.ErrOrStderr())
-	},
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return f.run(cmd, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+
+	fs := cmd.Flags()
+	f.methodFlags.register(fs)
+	f.modelFlags.register(fs, g, modelFlagSet{verbose: true})
+	fs.StringVar(&f.benchmark, "benchmark", "", "repoexec or codereval")
+	fs.StringVar(&f.data, "data", "", "task file or folder (as for actor bench run)")
+	fs.StringVar(&f.repos, "repos", "", "folder holding the projects (their folders, or test-apps/ with them)")
+	fs.StringVar(&f.out, "out", "", "run folder: predictions.jsonl, traces.jsonl, eval/ (default runs/BENCHMARK-METHOD-MODEL)")
+	fs.Float64Var(&f.temperature, "temperature", generate.DefaultConfig.Temperature, "sampling temperature; 0 is greedy")
+	fs.IntVar(&f.topK, "top-k", 0, "keep the K most likely tokens (0: all)")
+	fs.Float64Var(&f.topP, "top-p", 1, "nucleus sampling mass (1: off)")
+	fs.Uint64Var(&f.seed, "seed", 0, "random seed; each task and sample derives its own")
+	fs.IntVar(&f.maxTokens, "max-tokens", generate.DefaultConfig.MaxNewTokens, "most new tokens per attempt")
+	fs.IntVar(&f.limit, "limit", 0, "only the first N tasks (0: all)")
+	fs.StringSliceVar(&f.tasks, "task", nil, "only these task ids (repeatable, comma-separated)")
+	fs.BoolVar(&f.noEval, "no-eval", false, "generate only; do not run the tests")
+	fs.BoolVar(&f.trace, "trace", false, "append every sample's trace to OUT/traces.jsonl")
+	fs.IntVar(&f.workers, "workers", 0, "tests run at once (default: number of CPUs)")
+	registerEnvs(fs, &f.python, &f.envs)
+	fs.StringVar(&f.queue, "queue", "", "NATS JetStream server (nats://HOST:4222): put the samples on its work queue for 'actor worker' processes and merge their results")
+	return cmd
 }
 
-func runBenchmark(cmd *cobra.Command, stdout, stderr io.Writer) error {
-	f := &runFlags
+// run generates and tests the benchmark's samples.
+func (f *runFlags) run(cmd *cobra.Command, stdout, stderr io.Writer) error {
 	if f.benchmark == "" || f.data == "" || f.repos == "" {
 		return errors.New("run: --benchmark, --data and --repos are required")
 	}
-	if !f.verbose {
-		quietLogs(stderr)
-	}
-	if w := engine.CPUWarning(); w != "" {
-		fmt.Fprintln(stderr, w)
-	}
+	f.startLogs(stderr)
 	set, err := dataset.Load(f.benchmark, f.data)
 	if err != nil {
 		return err
@@ -101,7 +117,7 @@ func runBenchmark(cmd *cobra.Command, stdout, stderr io.Writer) error {
 	}
 	cfg := generate.DefaultConfig
 	cfg.Temperature, cfg.TopK, cfg.TopP, cfg.Seed, cfg.MaxNewTokens = f.temperature, f.topK, f.topP, f.seed, f.maxTokens
-	pl, err := openPipeline(f.model, engineOptions(engine.Options{ContextLength: f.ctx, Threads: f.threads}), &f.methodFlags, cfg, stderr)
+	pl, err := f.openPipeline(f.Method, cfg, stderr)
 	if err != nil {
 		return err
 	}
@@ -117,11 +133,11 @@ func runBenchmark(cmd *cobra.Command, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	r := pl.Runner(f.repos)
-	produce := generateHere(r)
+	produce := generateHere(r, f.BatchSamples)
 	if f.queue != "" {
-		produce = generateOnQueue(tasks, stderr)
+		produce = f.generateOnQueue(tasks, stderr)
 	}
-	if err := generateAll(ctx, r, set, tasks, cfg, predFile, out, stderr, produce); err != nil {
+	if err := f.generateAll(ctx, r, set, tasks, cfg, predFile, out, stderr, produce); err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted: finished samples are saved in %s; run the same command to continue", predFile)
 		}
@@ -131,7 +147,7 @@ func runBenchmark(cmd *cobra.Command, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "predictions: %s\n", predFile)
 		return nil
 	}
-	return evaluate(ctx, stdout, stderr, predFile, out, envsFlag(cmd.Flags(), f.envs), tasks)
+	return f.evaluate(ctx, stdout, stderr, predFile, out, envsFlag(cmd.Flags(), f.envs), tasks)
 }
 
 // pickTasks applies --task and --limit.
@@ -163,7 +179,7 @@ func pickTasks(set *dataset.Set, ids []string, limit int) ([]*dataset.Task, erro
 // produce, appending each to it (and its trace to OUT/traces.jsonl with
 // --trace) as it is done. The run's spec must match the one out records
 // for the method (claimRunFolder).
-func generateAll(ctx context.Context, r *pipeline.Runner, set *dataset.Set, tasks []*dataset.Task, cfg generate.Config,
+func (f *runFlags) generateAll(ctx context.Context, r *pipeline.Runner, set *dataset.Set, tasks []*dataset.Task, cfg generate.Config,
 	predFile, out string, stderr io.Writer, produce producer) error {
 	done, err := predictions.Done(predFile)
 	if err != nil {
@@ -178,14 +194,14 @@ func generateAll(ctx context.Context, r *pipeline.Runner, set *dataset.Set, task
 	for _, n := range notes {
 		fmt.Fprintf(stderr, "actor: note: %s\n", n)
 	}
-	spec, err := runSpec(set, tasks, method, cfg)
+	spec, err := f.spec(set, tasks, method, cfg)
 	if err != nil {
 		return err
 	}
 	if err := claimRunFolder(out, spec, len(done) > 0, stderr); err != nil {
 		return err
 	}
-	n := runFlags.Samples
+	n := f.Samples
 	jobs := r.Pending(tasks, n, method, done)
 	fmt.Fprintf(stderr, "%d tasks × %d samples: %d to generate, %d already in %s\n", len(tasks), n, len(jobs), len(tasks)*n-len(jobs), predFile)
 	if len(jobs) == 0 {
@@ -197,7 +213,7 @@ func generateAll(ctx context.Context, r *pipeline.Runner, set *dataset.Set, task
 	}
 	defer w.Close()
 	var trace *generate.TraceWriter
-	if runFlags.trace {
+	if f.trace {
 		tf, err := os.OpenFile(filepath.Join(out, generate.TracesName), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
 			return err
@@ -228,10 +244,11 @@ func generateAll(ctx context.Context, r *pipeline.Runner, set *dataset.Set, task
 type producer func(ctx context.Context, spec queue.Spec, jobs []pipeline.Job, done map[string]bool, store func(pipeline.Result) error) error
 
 // generateHere is the local producer: the runner generates the jobs in
-// turn, a task's samples together as a batch with --batch-samples.
-func generateHere(r *pipeline.Runner) producer {
+// turn, a task's samples together as a batch when batch is set
+// (--batch-samples).
+func generateHere(r *pipeline.Runner, batch bool) producer {
 	return func(ctx context.Context, _ queue.Spec, jobs []pipeline.Job, _ map[string]bool, store func(pipeline.Result) error) error {
-		for _, group := range pipeline.Groups(jobs, runFlags.BatchSamples) {
+		for _, group := range pipeline.Groups(jobs, batch) {
 			res, err := r.Run(ctx, group)
 			if err != nil {
 				return err
@@ -248,8 +265,7 @@ func generateHere(r *pipeline.Runner) producer {
 
 // evaluate runs the harness on the predictions, each task with its
 // project's environment under envsDir ("": --python for every task).
-func evaluate(ctx context.Context, stdout, stderr io.Writer, predFile, out, envsDir string, tasks []*dataset.Task) error {
-	f := &runFlags
+func (f *runFlags) evaluate(ctx context.Context, stdout, stderr io.Writer, predFile, out, envsDir string, tasks []*dataset.Task) error {
 	ids := make([]string, len(tasks))
 	for i, t := range tasks {
 		ids[i] = t.ID
@@ -287,6 +303,8 @@ type genProgress struct {
 	triggers, changes                  int
 }
 
+// newGenProgress reports on w the progress of total samples, as a bar when
+// bar is set.
 func newGenProgress(w io.Writer, bar bool, total int) *genProgress {
 	p := &genProgress{w: w, total: total, start: time.Now()}
 	if bar {
@@ -297,6 +315,7 @@ func newGenProgress(w io.Writer, bar bool, total int) *genProgress {
 	return p
 }
 
+// done counts a generated sample.
 func (p *genProgress) done(s *generate.Sample) {
 	p.n++
 	p.tokens += s.Generated
@@ -331,31 +350,4 @@ func (p *genProgress) finish() {
 	fmt.Fprintf(p.w, "decoding: %.1f ms/token = %.1f plain + %.2f probe + %.2f retrieval + %.1f re-prefill (%d triggers, %d context changes in %d samples): %+.1f%% over plain decoding\n",
 		p.decode/float64(p.tokens), plain/float64(p.tokens), p.probe/float64(p.tokens), p.retrieve/float64(p.tokens),
 		p.reprefill/float64(p.tokens), p.triggers, p.changes, p.n, 100*over/plain)
-}
-
-func init() {
-	f := &runFlags
-	fs := runCmd.Flags()
-	f.methodFlags.register(fs)
-	fs.StringVar(&f.benchmark, "benchmark", "", "repoexec or codereval")
-	fs.StringVar(&f.data, "data", "", "task file or folder (as for actor bench run)")
-	fs.StringVar(&f.repos, "repos", "", "folder holding the projects (their folders, or test-apps/ with them)")
-	fs.StringVar(&f.out, "out", "", "run folder: predictions.jsonl, traces.jsonl, eval/ (default runs/BENCHMARK-METHOD-MODEL)")
-	fs.StringVar(&f.model, "model", models.DefaultModel, "model name (see 'actor models list') or GGUF file path")
-	fs.Float64Var(&f.temperature, "temperature", generate.DefaultConfig.Temperature, "sampling temperature; 0 is greedy")
-	fs.IntVar(&f.topK, "top-k", 0, "keep the K most likely tokens (0: all)")
-	fs.Float64Var(&f.topP, "top-p", 1, "nucleus sampling mass (1: off)")
-	fs.Uint64Var(&f.seed, "seed", 0, "random seed; each task and sample derives its own")
-	fs.IntVar(&f.maxTokens, "max-tokens", generate.DefaultConfig.MaxNewTokens, "most new tokens per attempt")
-	fs.IntVar(&f.threads, "threads", 0, "CPU threads for ggml (0: number of CPUs, at most 8)")
-	fs.IntVar(&f.ctx, "ctx", 0, fmt.Sprintf("context length in tokens (0: min(%d, the model's))", engine.DefaultContextLength))
-	fs.IntVar(&f.limit, "limit", 0, "only the first N tasks (0: all)")
-	fs.StringSliceVar(&f.tasks, "task", nil, "only these task ids (repeatable, comma-separated)")
-	fs.BoolVar(&f.noEval, "no-eval", false, "generate only; do not run the tests")
-	fs.BoolVar(&f.trace, "trace", false, "append every sample's trace to OUT/traces.jsonl")
-	fs.IntVar(&f.workers, "workers", 0, "tests run at once (default: number of CPUs)")
-	registerEnvs(fs, &f.python, &f.envs)
-	fs.BoolVar(&f.verbose, "verbose", false, "show the tensor backend's log")
-	fs.StringVar(&f.queue, "queue", "", "NATS JetStream server (nats://HOST:4222): put the samples on its work queue for 'actor worker' processes and merge their results")
-	rootCmd.AddCommand(runCmd)
 }

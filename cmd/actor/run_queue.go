@@ -12,12 +12,11 @@ import (
 	"actor/queue"
 )
 
-// runSpec is how this actor run generates method's samples: its resolved
+// spec is how this actor run generates method's samples: its resolved
 // switches, sampling configuration and the hashes of the model, probe and
 // task files and of the sources of the tasks' projects. The run folder
 // records it (claimRunFolder) and every queue item carries it.
-func runSpec(set *dataset.Set, tasks []*dataset.Task, method string, cfg generate.Config) (queue.Spec, error) {
-	f := &runFlags
+func (f *runFlags) spec(set *dataset.Set, tasks []*dataset.Task, method string, cfg generate.Config) (queue.Spec, error) {
 	file, err := models.Resolve(f.model)
 	if err != nil {
 		return queue.Spec{}, err
@@ -37,8 +36,7 @@ func runSpec(set *dataset.Set, tasks []*dataset.Task, method string, cfg generat
 // a batch with --batch-samples), as a local run does: a sample's decoding
 // can depend on what the decoder's cache holds from the task's previous
 // sample.
-func generateOnQueue(tasks []*dataset.Task, stderr io.Writer) producer {
-	f := &runFlags
+func (f *runFlags) generateOnQueue(tasks []*dataset.Task, stderr io.Writer) producer {
 	return func(ctx context.Context, spec queue.Spec, jobs []pipeline.Job, done map[string]bool, store func(pipeline.Result) error) error {
 		ids := make([]string, len(tasks))
 		for i, t := range tasks {

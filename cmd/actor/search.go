@@ -27,6 +27,7 @@ type retrievalFlags struct {
 	mean   bool
 }
 
+// register adds the flags to fs, -k defaulting to keep.
 func (f *retrievalFlags) register(fs *pflag.FlagSet, keep int) {
 	fs.StringVar(&f.method, "method", "bm25", "scorer: bm25 (RLCoder), jaccard (RepoCoder, word tokens) or dense (needs --encoder)")
 	fs.IntVarP(&f.keep, "k", "k", keep, "blocks to keep")
@@ -107,6 +108,7 @@ type jsonBlock struct {
 	Text  string  `json:"text"`
 }
 
+// jsonBlocks are results as --json prints them, ranked from 1.
 func jsonBlocks(results []retrieve.Result) []jsonBlock {
 	out := make([]jsonBlock, len(results))
 	for i, r := range results {
@@ -115,57 +117,56 @@ func jsonBlocks(results []retrieve.Result) []jsonBlock {
 	return out
 }
 
-var (
-	searchIndex  repoIndexFlags
-	searchFlags  retrievalFlags
-	searchAsJSON bool
-)
-
-// searchCmd ranks a repository's snippets for a query.
-var searchCmd = &cobra.Command{
-	Use:   `search REPO "query"`,
-	Short: "Rank a repository's snippets for a query (refreshes the index first)",
-	Long: `Refresh the repository's index (as actor index does) and print the best
+// newSearchCmd builds actor search: a repository's snippets ranked for a
+// query.
+func newSearchCmd(g *globalFlags) *cobra.Command {
+	var (
+		ix     repoIndexFlags
+		rf     retrievalFlags
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   `search REPO "query"`,
+		Short: "Rank a repository's snippets for a query (refreshes the index first)",
+		Long: `Refresh the repository's index (as actor index does) and print the best
 snippets for the query with their path, lines and score, best first.
 --method bm25 is RLCoder's BM25 (k1 1.5, b 0.75, lower-cased whitespace
 tokens); jaccard is RepoCoder's set similarity (on word tokens here); dense
 embeds the query with --encoder (position-aware pooling, --sigma) and searches
 the mean-pooled candidate vectors by cosine.`,
-	Args: cobra.ExactArgs(2),
-	RunE: func(cmd *cobra.Command, args []string) error {
-		ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
-		r, err := openRetriever(ctx, args[0], &searchIndex, &searchFlags, cmd.ErrOrStderr())
-		if err != nil {
-			return err
-		}
-		defer r.store.Close()
-		results, err := r.Retrieve(args[1], retrieve.Exclusion{})
-		if err != nil {
-			return err
-		}
-		w := cmd.OutOrStdout()
-		if searchAsJSON {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(jsonBlocks(results))
-		}
-		if len(results) == 0 {
-			fmt.Fprintln(w, "no candidates")
-		}
-		for i, res := range results {
-			fmt.Fprintf(w, "%d. %s:%d-%d  score %.4f\n", i+1, res.Path, res.Start, res.End, res.Score)
-			for _, line := range strings.Split(res.Text, "\n") {
-				fmt.Fprintf(w, "    %s\n", line)
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			r, err := openRetriever(ctx, args[0], &ix, &rf, cmd.ErrOrStderr())
+			if err != nil {
+				return err
 			}
-		}
-		return nil
-	},
-}
-
-func init() {
-	searchIndex.register(searchCmd.Flags())
-	searchFlags.register(searchCmd.Flags(), 10)
-	searchCmd.Flags().BoolVar(&searchAsJSON, "json", false, "print the results as JSON")
-	rootCmd.AddCommand(searchCmd)
+			defer r.store.Close()
+			results, err := r.Retrieve(args[1], retrieve.Exclusion{})
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(w)
+				enc.SetIndent("", "  ")
+				return enc.Encode(jsonBlocks(results))
+			}
+			if len(results) == 0 {
+				fmt.Fprintln(w, "no candidates")
+			}
+			for i, res := range results {
+				fmt.Fprintf(w, "%d. %s:%d-%d  score %.4f\n", i+1, res.Path, res.Start, res.End, res.Score)
+				for _, line := range strings.Split(res.Text, "\n") {
+					fmt.Fprintf(w, "    %s\n", line)
+				}
+			}
+			return nil
+		},
+	}
+	ix.register(cmd.Flags(), g)
+	rf.register(cmd.Flags(), 10)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the results as JSON")
+	return cmd
 }

@@ -12,31 +12,30 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"actor/engine"
 	"actor/generate"
-	"actor/models"
 	"actor/serve"
 )
 
 // serveFlags are the options of actor serve.
-var serveFlags struct {
+type serveFlags struct {
 	methodFlags
+	modelFlags
 	repos          []string
 	runs           string
-	addr, model    string
+	addr           string
 	token          string
-	queue, threads int
-	ctx            int
+	queue          int
 	timeout, grace time.Duration
 	watch          time.Duration
-	verbose        bool
 }
 
-// serveCmd serves ACToR over HTTP.
-var serveCmd = &cobra.Command{
-	Use:   "serve --repo DIR... [--addr 127.0.0.1:8080]",
-	Short: "Serve completions and repository-aware generation over HTTP, with a web page",
-	Long: `Load the model, the probe and the encoder once, index the repositories
+// newServeCmd builds actor serve: ACToR over HTTP.
+func newServeCmd(g *globalFlags) *cobra.Command {
+	f := &serveFlags{}
+	cmd := &cobra.Command{
+		Use:   "serve --repo DIR... [--addr 127.0.0.1:8080]",
+		Short: "Serve completions and repository-aware generation over HTTP, with a web page",
+		Long: `Load the model, the probe and the encoder once, index the repositories
 (incrementally; re-read when their Python files change, see --watch) and
 answer on --addr:
 
@@ -59,14 +58,27 @@ disconnects cancels its generation. Off loopback --token is required (or
 $ACTOR_TOKEN): clients send Authorization: Bearer TOKEN. SIGINT or SIGTERM
 stop the server: waiting requests get 503, running ones --grace to finish.
 See docs/openapi.yaml.`,
-	Args: cobra.NoArgs,
-	RunE: func(cmd *cobra.Command, args []string) error {
-		return runServe(cmd, cmd.ErrOrStderr())
-	},
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return f.run(cmd, cmd.ErrOrStderr())
+		},
+	}
+	fs := cmd.Flags()
+	f.methodFlags.register(fs)
+	f.modelFlags.register(fs, g, modelFlagSet{verbose: true})
+	fs.StringArrayVar(&f.repos, "repo", nil, "repository folder to serve (repeat for several; named by its base name)")
+	fs.StringVar(&f.runs, "runs", "", "folder of benchmark run folders (actor run's --out) the page may browse")
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to listen on (off loopback --token is required)")
+	fs.StringVar(&f.token, "token", "", "bearer token required of clients (default $ACTOR_TOKEN)")
+	fs.IntVar(&f.queue, "queue", serve.DefaultQueue, "requests admitted at once, the running one included (more get 429)")
+	fs.DurationVar(&f.timeout, "timeout", serve.DefaultTimeout, "time limit of a request, its wait in the queue included")
+	fs.DurationVar(&f.watch, "watch", 5*time.Second, "how often the repositories' Python files are checked for changes, a changed one re-read (0: only on POST /v1/repos/NAME/reindex)")
+	fs.DurationVar(&f.grace, "grace", 30*time.Second, "on SIGINT/SIGTERM, time running requests get to finish before they are cancelled")
+	return cmd
 }
 
-func runServe(cmd *cobra.Command, stderr io.Writer) error {
-	f := &serveFlags
+// run loads the pipeline and serves until SIGINT or SIGTERM.
+func (f *serveFlags) run(cmd *cobra.Command, stderr io.Writer) error {
 	if len(f.repos) == 0 {
 		return errors.New("serve: give at least one --repo DIR")
 	}
@@ -76,13 +88,8 @@ func runServe(cmd *cobra.Command, stderr io.Writer) error {
 	if err := serve.CheckAddr(f.addr, f.token); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	if !f.verbose {
-		quietLogs(stderr)
-	}
-	if w := engine.CPUWarning(); w != "" {
-		fmt.Fprintln(stderr, w)
-	}
-	pl, err := openPipeline(f.model, engineOptions(engine.Options{ContextLength: f.ctx, Threads: f.threads}), &f.methodFlags, generate.DefaultConfig, stderr)
+	f.startLogs(stderr)
+	pl, err := f.openPipeline(f.Method, generate.DefaultConfig, stderr)
 	if err != nil {
 		return err
 	}
@@ -104,23 +111,4 @@ func runServe(cmd *cobra.Command, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stderr, "actor: server stopped")
 	return nil
-}
-
-func init() {
-	f := &serveFlags
-	fs := serveCmd.Flags()
-	f.methodFlags.register(fs)
-	fs.StringArrayVar(&f.repos, "repo", nil, "repository folder to serve (repeat for several; named by its base name)")
-	fs.StringVar(&f.runs, "runs", "", "folder of benchmark run folders (actor run's --out) the page may browse")
-	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to listen on (off loopback --token is required)")
-	fs.StringVar(&f.model, "model", models.DefaultModel, "model name (see 'actor models list') or GGUF file path")
-	fs.StringVar(&f.token, "token", "", "bearer token required of clients (default $ACTOR_TOKEN)")
-	fs.IntVar(&f.queue, "queue", serve.DefaultQueue, "requests admitted at once, the running one included (more get 429)")
-	fs.DurationVar(&f.timeout, "timeout", serve.DefaultTimeout, "time limit of a request, its wait in the queue included")
-	fs.DurationVar(&f.watch, "watch", 5*time.Second, "how often the repositories' Python files are checked for changes, a changed one re-read (0: only on POST /v1/repos/NAME/reindex)")
-	fs.DurationVar(&f.grace, "grace", 30*time.Second, "on SIGINT/SIGTERM, time running requests get to finish before they are cancelled")
-	fs.IntVar(&f.threads, "threads", 0, "CPU threads for ggml (0: number of CPUs, at most 8)")
-	fs.IntVar(&f.ctx, "ctx", 0, fmt.Sprintf("context length in tokens (0: min(%d, the model's))", engine.DefaultContextLength))
-	fs.BoolVar(&f.verbose, "verbose", false, "show the tensor backend's log")
-	rootCmd.AddCommand(serveCmd)
 }

@@ -14,30 +14,40 @@ import (
 )
 
 // tokenizeFlags are the options of actor tokenize.
-var tokenizeFlags struct {
+type tokenizeFlags struct {
 	model   string
 	special bool
 	bos     bool
 	pieces  bool
 }
 
-// tokenizeCmd prints the token ids of a file with a model's tokenizer.
-var tokenizeCmd = &cobra.Command{
-	Use:   "tokenize [FILE]",
-	Short: "Print the token ids of a file (stdin without FILE) with a model's tokenizer",
-	Long: `Encode the text of FILE (or stdin) with the tokenizer the model's GGUF
+// newTokenizeCmd builds actor tokenize: the token ids of a file with a
+// model's tokenizer.
+func newTokenizeCmd() *cobra.Command {
+	f := &tokenizeFlags{}
+	cmd := &cobra.Command{
+		Use:   "tokenize [FILE]",
+		Short: "Print the token ids of a file (stdin without FILE) with a model's tokenizer",
+		Long: `Encode the text of FILE (or stdin) with the tokenizer the model's GGUF
 metadata declares and print the ids on one line, or with --pieces one JSON
 line per token: {"id","text"}, text being the token's bytes. Only the
 metadata is read, not the weights. --special matches the texts of control
 tokens (<|im_start|>, <s>) as those tokens; --bos adds BOS as the model asks.`,
-	Args: cobra.MaximumNArgs(1),
-	RunE: func(cmd *cobra.Command, args []string) error {
-		return runTokenize(cmd.InOrStdin(), cmd.OutOrStdout(), args)
-	},
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return f.run(cmd.InOrStdin(), cmd.OutOrStdout(), args)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.model, "model", models.DefaultModel, "model name (see 'actor models list') or GGUF file path")
+	fs.BoolVar(&f.special, "special", false, "match the texts of control tokens as those tokens")
+	fs.BoolVar(&f.bos, "bos", false, "add BOS (and EOS) as the model's metadata asks")
+	fs.BoolVar(&f.pieces, "pieces", false, "print one JSON line per token: id and text")
+	return cmd
 }
 
-func runTokenize(stdin io.Reader, stdout io.Writer, args []string) error {
-	f := &tokenizeFlags
+// run prints the ids of the file args names, or of stdin.
+func (f *tokenizeFlags) run(stdin io.Reader, stdout io.Writer, args []string) error {
 	var text []byte
 	var err error
 	if len(args) == 1 {
@@ -48,15 +58,7 @@ func runTokenize(stdin io.Reader, stdout io.Writer, args []string) error {
 	if err != nil {
 		return fmt.Errorf("tokenize: %w", err)
 	}
-	path, err := models.Resolve(f.model)
-	if err != nil {
-		return err
-	}
-	g, err := gguf.Open(path)
-	if err != nil {
-		return err
-	}
-	tok, err := tokenizer.FromGGUF(g)
+	tok, err := loadTokenizer(f.model)
 	if err != nil {
 		return err
 	}
@@ -91,11 +93,15 @@ func runTokenize(stdin io.Reader, stdout io.Writer, args []string) error {
 	return nil
 }
 
-func init() {
-	f := tokenizeCmd.Flags()
-	f.StringVar(&tokenizeFlags.model, "model", models.DefaultModel, "model name (see 'actor models list') or GGUF file path")
-	f.BoolVar(&tokenizeFlags.special, "special", false, "match the texts of control tokens as those tokens")
-	f.BoolVar(&tokenizeFlags.bos, "bos", false, "add BOS (and EOS) as the model's metadata asks")
-	f.BoolVar(&tokenizeFlags.pieces, "pieces", false, "print one JSON line per token: id and text")
-	rootCmd.AddCommand(tokenizeCmd)
+// loadTokenizer opens a model's tokenizer from its GGUF metadata (not its weights).
+func loadTokenizer(model string) (*tokenizer.Tokenizer, error) {
+	path, err := models.Resolve(model)
+	if err != nil {
+		return nil, err
+	}
+	f, err := gguf.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	return tokenizer.FromGGUF(f)
 }
