@@ -143,9 +143,9 @@ func TestACToRReusedCacheEqualsFreshPrefill(t *testing.T) {
 	}
 	// The sequences share little (the block comes first), so the rebuilt
 	// one went to a second cache and the first context's cache was kept.
-	if lcp := commonPrefix(seqs[0], seqs[1]); 4*lcp >= len(seqs[1]) || ev.Evaluated != len(seqs[1])+1 || len(d.slots) != 2 {
+	if lcp := commonPrefix(seqs[0], seqs[1]); 4*lcp >= len(seqs[1]) || ev.Evaluated != len(seqs[1])+1 || len(d.kv.slots) != 2 {
 		t.Errorf("re-prefill evaluated %d tokens (+1 for the replacement's step) of %d, sharing %d; %d caches",
-			ev.Evaluated, len(seqs[1]), lcp, len(d.slots))
+			ev.Evaluated, len(seqs[1]), lcp, len(d.kv.slots))
 	}
 }
 

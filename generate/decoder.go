@@ -26,9 +26,8 @@ type Decoder struct {
 	model *engine.Model
 	tok   *tokenizer.Tokenizer
 	opt   DecoderOptions
-	slots []*slot
+	kv    kvSet
 	cur   *slot // the cache that Step extends
-	clock int
 	// hidden: the running sample reads hidden states (ACToR's probe).
 	hidden bool
 	stats  Stats
@@ -87,14 +86,6 @@ type Observer func(a *Attempt, ev *TokenEvent) error
 // ACToR to go back and forth between a few contexts within a sample.
 const DefaultSessions = 4
 
-// slot is one engine session and the tokens its cache holds.
-type slot struct {
-	sess   *engine.Session
-	cached []int32
-	spans  []tokenSpan // the blocks of cached's prompt (with Blocks set)
-	used   int         // clock of the last use
-}
-
 // Stats is the engine work done through a Decoder.
 type Stats struct {
 	// Prefills counts prefill calls, Steps single-token steps.
@@ -117,8 +108,8 @@ func (s Stats) plus(o Stats) Stats {
 // NewDecoder opens a session of the model; tok must be the model's own
 // tokenizer.
 func NewDecoder(m *engine.Model, tok *tokenizer.Tokenizer, o DecoderOptions) (*Decoder, error) {
-	d := &Decoder{model: m, tok: tok, opt: o, ctx: context.Background()}
-	if _, err := d.newSlot(); err != nil {
+	d := &Decoder{model: m, tok: tok, opt: o, kv: kvSet{model: m, limit: o.Sessions}, ctx: context.Background()}
+	if _, err := d.kv.add(); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -130,15 +121,13 @@ func (d *Decoder) Close() {
 		l.Close()
 	}
 	d.lanes = nil
-	for _, s := range d.slots {
-		s.sess.Close()
-	}
+	d.kv.close()
 	for _, s := range []*engine.Session{d.scratch, d.check} {
 		if s != nil {
 			s.Close()
 		}
 	}
-	d.slots, d.cur, d.scratch, d.check = nil, nil, nil, nil
+	d.cur, d.scratch, d.check = nil, nil, nil
 }
 
 // Stats returns the work done so far.
@@ -150,50 +139,6 @@ func (d *Decoder) Tokenizer() *tokenizer.Tokenizer { return d.tok }
 // Model returns the decoder's model.
 func (d *Decoder) Model() *engine.Model { return d.model }
 
-func (d *Decoder) newSlot() (*slot, error) {
-	s, err := d.model.NewSession()
-	if err != nil {
-		return nil, err
-	}
-	sl := &slot{sess: s}
-	d.slots = append(d.slots, sl)
-	return sl, nil
-}
-
-// choose returns the cache to prefill seq into and the prefix it shares.
-// The cache sharing the longest prefix is reused, unless it shares less
-// than a quarter of seq: then the sequence goes to a new cache while fewer
-// than Sessions exist (the others stay for a later return), else to the
-// least recently used one.
-func (d *Decoder) choose(seq []int32) (*slot, int) {
-	var best *slot
-	lcp := -1
-	for _, s := range d.slots {
-		if n := commonPrefix(s.cached, seq); n > lcp || n == lcp && s.used > best.used {
-			best, lcp = s, n
-		}
-	}
-	if 4*lcp >= len(seq) || len(best.cached) == 0 {
-		return best, lcp
-	}
-	limit := d.opt.Sessions
-	if limit <= 0 {
-		limit = DefaultSessions
-	}
-	if len(d.slots) < limit {
-		if s, err := d.newSlot(); err == nil {
-			return s, 0
-		}
-	}
-	lru := d.slots[0]
-	for _, s := range d.slots {
-		if s.used < lru.used {
-			lru = s
-		}
-	}
-	return lru, commonPrefix(lru.cached, seq)
-}
-
 // prefill makes a cache hold seq and predicts the token after it. spans
 // are seq's blocks (with Blocks set); with place they are placed from the
 // store rather than computed (a prompt after a context change).
@@ -201,15 +146,15 @@ func (d *Decoder) prefill(seq []int32, spans []tokenSpan, place bool) (engine.Pr
 	if err := d.ctx.Err(); err != nil {
 		return engine.Prediction{}, err
 	}
-	s, _ := d.choose(seq)
+	s, _ := d.kv.choose(seq)
 	prev := d.cur
 	if d.opt.Blocks != nil {
 		if err := d.harvest(prev); err != nil {
 			return engine.Prediction{}, err
 		}
 	}
-	d.clock++
-	s.used, d.cur = d.clock, s
+	d.kv.use(s)
+	d.cur = s
 	s.sess.Hidden = d.hidden
 	c0 := s.sess.Computed()
 	var p engine.Prediction
@@ -257,16 +202,6 @@ func (d *Decoder) step(t int32) (engine.Prediction, error) {
 	d.stats.Evaluated++
 	s.cached = append(s.cached, t)
 	return p, nil
-}
-
-func commonPrefix(a, b []int32) int {
-	n := min(len(a), len(b))
-	for i := range n {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return n
 }
 
 // judge watches every sampled token before it is accepted (ACToR's

@@ -35,15 +35,15 @@ func TestDecoderCachesReturnToEarlierContexts(t *testing.T) {
 		t.Fatalf("first prefill evaluated %d of %d", n, len(a))
 	}
 	ca := step(slices.Clone(a), 40, 41)
-	if n, _ := prefill(b); n != len(b) || len(d.slots) != 2 {
-		t.Fatalf("second context evaluated %d of %d in %d caches", n, len(b), len(d.slots))
+	if n, _ := prefill(b); n != len(b) || len(d.kv.slots) != 2 {
+		t.Fatalf("second context evaluated %d of %d in %d caches", n, len(b), len(d.kv.slots))
 	}
 	cb := step(slices.Clone(b), 50)
 	// Back to a with two more tokens: only those two are evaluated.
 	back := append(slices.Clone(ca), 42, 43)
 	n, logits := prefill(back)
-	if n != 2 || len(d.slots) != 2 {
-		t.Errorf("return to the first context evaluated %d tokens, want 2 (%d caches)", n, len(d.slots))
+	if n != 2 || len(d.kv.slots) != 2 {
+		t.Errorf("return to the first context evaluated %d tokens, want 2 (%d caches)", n, len(d.kv.slots))
 	}
 	fresh, err := m.NewSession()
 	if err != nil {
@@ -76,11 +76,11 @@ func TestDecoderEvictsLeastRecentlyUsed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if len(d.slots) != 2 {
-		t.Fatalf("%d caches, limit 2", len(d.slots))
+	if len(d.kv.slots) != 2 {
+		t.Fatalf("%d caches, limit 2", len(d.kv.slots))
 	}
 	held := map[string]bool{}
-	for _, s := range d.slots {
+	for _, s := range d.kv.slots {
 		held[tok.Decode(s.cached)] = true
 	}
 	if !held["beta beta beta"] || !held["gamma gamma gamma"] {
