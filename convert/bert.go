@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"actor/gguf"
 )
 
 // convertEncoder writes a BertModel or RobertaModel (family "bert" or
@@ -74,9 +76,9 @@ func convertEncoder(w *writer, family string) error {
 	w.kv("bert.attention.head_count", uint32(heads))
 	w.kv("bert.attention.layer_norm_epsilon", float32(eps))
 	w.kv("bert.attention.causal", false)
-	w.kv(KeyEncoderFamily, family)
-	w.kv(KeyEncoderMaxTokens, uint32(maxTokens))
-	w.kv(KeyTokenizerJSON, tokJSON)
+	w.kv(gguf.KeyEncoderFamily, family)
+	w.kv(gguf.KeyEncoderMaxTokens, uint32(maxTokens))
+	w.kv(gguf.KeyTokenizerJSON, tokJSON)
 
 	H, F := int64(h), int64(ffn)
 	e := pre + "embeddings."

@@ -9,7 +9,7 @@
 // position table without its first padding_idx+1 rows, so positions start
 // at 0 as in BERT). Tokenizers: decoders get llama.cpp's tokenizer.ggml.*
 // keys (see ggmltok.go); encoders keep a tokenizer.json text under
-// KeyTokenizerJSON (see tokjson.go), which package tokenizer parses.
+// gguf.KeyTokenizerJSON (see tokjson.go), which package tokenizer parses.
 //
 // Weights are read as float32 (F32, F16 or BF16 in the file) and written
 // as F32, F16 or Q8_0 (Options.Type); norms and biases stay F32. The output
@@ -27,20 +27,6 @@ import (
 	"actor/gguf"
 
 	"github.com/schollz/progressbar/v3"
-)
-
-// Metadata keys of encoder files besides llama.cpp's bert.* keys.
-const (
-	// KeyTokenizerJSON holds the tokenizer.json text (gguf-py's name).
-	KeyTokenizerJSON = "tokenizer.huggingface.json"
-	// KeyEncoderFamily is "bert" or "roberta": the source architecture,
-	// which decides the input layout (RoBERTa/UniXcoder may add
-	// <encoder-only>).
-	KeyEncoderFamily = "actor.encoder.family"
-	// KeyEncoderMaxTokens is the longest input, special tokens included:
-	// sentence-transformers' max_seq_length when the folder has
-	// sentence_bert_config.json, otherwise the position table's size.
-	KeyEncoderMaxTokens = "actor.encoder.max_tokens"
 )
 
 // Options choose the output.

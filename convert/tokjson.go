@@ -3,7 +3,7 @@ package convert
 import "actor/tokenizer"
 
 // Encoders keep their tokenizer as a tokenizer.json text in the GGUF key
-// KeyTokenizerJSON: the folder's tokenizer.json verbatim, or for a folder
+// gguf.KeyTokenizerJSON: the folder's tokenizer.json verbatim, or for a folder
 // with only the slow tokenizer's files (BERT's vocab.txt, RoBERTa's
 // vocab.json + merges.txt, as microsoft/unixcoder-base ships) the
 // tokenizer.json that package tokenizer builds from them, as transformers

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"actor/convert"
 	"actor/engine/ggml"
 	"actor/gguf"
 )
@@ -58,24 +57,24 @@ func readConfig(f *gguf.File) (Config, error) {
 	}
 	c.Name, _ = f.String("general.name")
 	c.Family = "bert"
-	if f.Has(convert.KeyEncoderFamily) {
-		if c.Family, err = f.String(convert.KeyEncoderFamily); err != nil {
+	if f.Has(gguf.KeyEncoderFamily) {
+		if c.Family, err = f.String(gguf.KeyEncoderFamily); err != nil {
 			return Config{}, err
 		}
 	}
 	c.MaxTokens = c.Positions
-	if f.Has(convert.KeyEncoderMaxTokens) {
-		read(convert.KeyEncoderMaxTokens, &c.MaxTokens)
+	if f.Has(gguf.KeyEncoderMaxTokens) {
+		read(gguf.KeyEncoderMaxTokens, &c.MaxTokens)
 	}
 	switch {
 	case err != nil:
 		return Config{}, err
 	case c.Family != "bert" && c.Family != "roberta":
-		return Config{}, fmt.Errorf("%s %q: want bert or roberta", convert.KeyEncoderFamily, c.Family)
+		return Config{}, fmt.Errorf("%s %q: want bert or roberta", gguf.KeyEncoderFamily, c.Family)
 	case c.Embed%c.Heads != 0:
 		return Config{}, fmt.Errorf("bert.attention.head_count %d does not divide embedding_length %d", c.Heads, c.Embed)
 	case c.MaxTokens > c.Positions:
-		return Config{}, fmt.Errorf("%s %d exceeds the %d positions", convert.KeyEncoderMaxTokens, c.MaxTokens, c.Positions)
+		return Config{}, fmt.Errorf("%s %d exceeds the %d positions", gguf.KeyEncoderMaxTokens, c.MaxTokens, c.Positions)
 	case !(c.Eps > 0 && c.Eps < 1):
 		return Config{}, fmt.Errorf("bert.attention.layer_norm_epsilon %g out of range", c.Eps)
 	}

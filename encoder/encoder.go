@@ -20,7 +20,6 @@ import (
 	"runtime"
 	"slices"
 
-	"actor/convert"
 	"actor/engine/ggml"
 	"actor/gguf"
 	"actor/models"
@@ -114,11 +113,11 @@ func Open(path string, opts Options) (*Encoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoder: %s: %w", path, err)
 	}
-	js, err := f.String(convert.KeyTokenizerJSON)
+	js, err := f.String(gguf.KeyTokenizerJSON)
 	if err != nil {
 		return nil, fmt.Errorf("encoder: %s: no tokenizer (%v)", path, err)
 	}
-	tok, err := tokenizer.ParseJSON([]byte(js), path+": "+convert.KeyTokenizerJSON)
+	tok, err := tokenizer.ParseJSON([]byte(js), path+": "+gguf.KeyTokenizerJSON)
 	if err != nil {
 		return nil, fmt.Errorf("encoder: %w", err)
 	}

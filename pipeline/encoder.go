@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"actor/convert"
 	"actor/encoder"
 	"actor/models"
 	"actor/retrieve"
@@ -26,7 +27,7 @@ func OpenEncoder(name string, opts encoder.Options) (retrieve.Encoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	file, err := encoder.Prepare(path, filepath.Join(home, "encoders"), os.Stderr)
+	file, err := convert.Prepare(path, filepath.Join(home, "encoders"), os.Stderr)
 	if err != nil {
 		return nil, err
 	}

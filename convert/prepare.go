@@ -1,4 +1,4 @@
-package encoder
+package convert
 
 import (
 	"crypto/sha256"
@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-
-	"actor/convert"
 )
 
 // convertVersion changes when the converter's output for the same folder
@@ -23,14 +21,14 @@ const convertVersion = "1"
 func Prepare(path, cacheDir string, log io.Writer) (string, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return "", fmt.Errorf("encoder: %v", err)
+		return "", fmt.Errorf("convert: %v", err)
 	}
 	if !st.IsDir() {
 		return path, nil
 	}
 	key, err := folderKey(path)
 	if err != nil {
-		return "", fmt.Errorf("encoder: %v", err)
+		return "", fmt.Errorf("convert: %v", err)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -41,12 +39,12 @@ func Prepare(path, cacheDir string, log io.Writer) (string, error) {
 		return out, nil
 	}
 	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
-		return "", fmt.Errorf("encoder: %v", err)
+		return "", fmt.Errorf("convert: %v", err)
 	}
 	if log != nil {
 		fmt.Fprintf(log, "converting %s to %s (once)\n", path, out)
 	}
-	if _, err := convert.Convert(path, out, convert.Options{Type: convert.F32}); err != nil {
+	if _, err := Convert(path, out, Options{Type: F32}); err != nil {
 		return "", err
 	}
 	return out, nil
