@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"actor/generate"
-	"actor/probe/dataset"
 	"actor/probe/labeler"
+	"actor/probe/trainset"
 	"actor/retrieve"
 	"actor/tokenizer"
 )
@@ -38,8 +38,8 @@ type LabelPrompts struct {
 
 // Prompter returns the prompt of each function, as labeler.Options.Prompt;
 // ctx bounds the reading of the repositories.
-func (p *LabelPrompts) Prompter(ctx context.Context) func(*dataset.Sample) (string, error) {
-	return func(s *dataset.Sample) (string, error) { return p.prompt(ctx, s) }
+func (p *LabelPrompts) Prompter(ctx context.Context) func(*trainset.Sample) (string, error) {
+	return func(s *trainset.Sample) (string, error) { return p.prompt(ctx, s) }
 }
 
 // retriever opens (once) the named repository's corpus.
@@ -74,7 +74,7 @@ func (p *LabelPrompts) retriever(ctx context.Context, repo string) (generate.Ret
 // dedented, gets its signature, docstring and body as indented in the
 // file. A function generation reads otherwise is skipped: its label prompt
 // would not be one generation builds.
-func (p *LabelPrompts) prompt(ctx context.Context, s *dataset.Sample) (string, error) {
+func (p *LabelPrompts) prompt(ctx context.Context, s *trainset.Sample) (string, error) {
 	r, err := p.retriever(ctx, s.Repo)
 	if err != nil {
 		return "", err

@@ -18,7 +18,7 @@ import (
 	"actor/probe"
 	"actor/probe/analysis"
 	"actor/probe/critical"
-	"actor/probe/labels"
+	"actor/probe/labelstore"
 	"actor/probe/mlp"
 	"actor/probe/train"
 )
@@ -79,8 +79,8 @@ func (r *ruleFlags) apply(base critical.Rules, f *pflag.FlagSet) (critical.Rules
 }
 
 // openLabels opens a labels directory, warning on stderr.
-func openLabels(dir string, stderr io.Writer) (*labels.Set, error) {
-	return labels.Open(dir, func(m string) { fmt.Fprintln(stderr, "actor: warning:", m) })
+func openLabels(dir string, stderr io.Writer) (*labelstore.Set, error) {
+	return labelstore.Open(dir, func(m string) { fmt.Fprintln(stderr, "actor: warning:", m) })
 }
 
 // probeTrainFlags are the options of actor probe train.

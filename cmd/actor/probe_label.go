@@ -17,9 +17,9 @@ import (
 	"actor/engine"
 	"actor/pipeline"
 	"actor/probe/critical"
-	"actor/probe/dataset"
 	"actor/probe/labeler"
-	"actor/probe/labels"
+	"actor/probe/labelstore"
+	"actor/probe/trainset"
 	"actor/retrieve"
 	"actor/tokenizer"
 )
@@ -51,7 +51,7 @@ benchmark repositories (--exclude). Writes RepoST-formatted JSONL, the format
 		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd.ErrOrStderr()) },
 	}
 	d := cmd.Flags()
-	def := dataset.DefaultOptions()
+	def := trainset.DefaultOptions()
 	d.StringSliceVar(&f.repos, "repo", nil, "repository directory (repeatable; its base name is the repository name)")
 	d.StringSliceVar(&f.reposUnder, "repos-under", nil, "directory whose subdirectories are repositories (repeatable)")
 	d.StringVar(&f.out, "out", "", "JSONL file to write (required)")
@@ -87,9 +87,9 @@ func (f *probeDatasetFlags) run(stderr io.Writer) error {
 	if len(dirs) == 0 {
 		return errors.New("probe dataset: no repositories (--repo or --repos-under)")
 	}
-	o := dataset.Options{MinPerRepo: f.minPerRepo, MaxPerRepo: f.maxPerRepo, Limit: f.limit, Exclude: f.exclude,
+	o := trainset.Options{MinPerRepo: f.minPerRepo, MaxPerRepo: f.maxPerRepo, Limit: f.limit, Exclude: f.exclude,
 		MinBodyLines: f.minBody, MaxBodyLines: f.maxBody, MinDocChars: f.minDoc, SkipTests: f.skipTests, Seed: f.seed}
-	samples, rep, err := dataset.ExtractRepos(dirs, o)
+	samples, rep, err := trainset.ExtractRepos(dirs, o)
 	if err != nil {
 		return err
 	}
@@ -100,7 +100,7 @@ func (f *probeDatasetFlags) run(stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("probe dataset: %w", err)
 	}
-	if err := dataset.WriteRepoST(out, samples); err != nil {
+	if err := trainset.WriteRepoST(out, samples); err != nil {
 		out.Close()
 		return fmt.Errorf("probe dataset: %s: %w", f.out, err)
 	}
@@ -205,7 +205,7 @@ func (f *labelFlags) run(cmd *cobra.Command, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	samples, skipped, err := dataset.ReadRepoST(f.data, f.strict)
+	samples, skipped, err := trainset.ReadRepoST(f.data, f.strict)
 	if err != nil {
 		return err
 	}
@@ -238,7 +238,7 @@ func (f *labelFlags) run(cmd *cobra.Command, stderr io.Writer) error {
 	if f.bos {
 		mode += ", BOS"
 	}
-	w, err := labels.OpenWriter(f.out, labels.NewHeader(info, rules, mode, f.maxTarget),
+	w, err := labelstore.OpenWriter(f.out, labelstore.NewHeader(info, rules, mode, f.maxTarget),
 		func(msg string) { fmt.Fprintln(stderr, "actor: warning:", msg) })
 	if err != nil {
 		return err
@@ -275,7 +275,7 @@ func (f *labelFlags) run(cmd *cobra.Command, stderr io.Writer) error {
 
 // promptBuilder returns the labelling prompt of each function and a
 // description of it for the labels header.
-func (f *labelFlags) promptBuilder(ctx context.Context, tok *tokenizer.Tokenizer, stderr io.Writer) (func(*dataset.Sample) (string, error), string, error) {
+func (f *labelFlags) promptBuilder(ctx context.Context, tok *tokenizer.Tokenizer, stderr io.Writer) (func(*trainset.Sample) (string, error), string, error) {
 	heal := ", final newline healed"
 	if f.noHeal {
 		heal = ""

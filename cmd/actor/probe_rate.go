@@ -15,7 +15,7 @@ import (
 	"actor/generate"
 	"actor/pipeline"
 	"actor/probe"
-	"actor/probe/dataset"
+	"actor/probe/trainset"
 	"actor/retrieve"
 )
 
@@ -86,7 +86,7 @@ func (f *rateFlags) rateConfig() generate.Config {
 }
 
 // rateTarget is a function as the generator's target.
-func rateTarget(s *dataset.Sample) retrieve.Target {
+func rateTarget(s *trainset.Sample) retrieve.Target {
 	return retrieve.Target{ID: s.ID, Path: s.Path, Prompt: s.Prompt}
 }
 
@@ -110,7 +110,7 @@ func (f *rateFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("probe rate: %w", err)
 	}
-	samples, _, err := dataset.ReadRepoST(f.data, false)
+	samples, _, err := trainset.ReadRepoST(f.data, false)
 	if err != nil {
 		return err
 	}
@@ -166,7 +166,7 @@ func (f *rateFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 
 // withoutLabelled drops the functions a labels directory already holds
 // (same path and signature + docstring).
-func withoutLabelled(samples []dataset.Sample, dir string, stderr io.Writer) ([]dataset.Sample, error) {
+func withoutLabelled(samples []trainset.Sample, dir string, stderr io.Writer) ([]trainset.Sample, error) {
 	set, err := openLabels(dir, stderr)
 	if err != nil {
 		return nil, err
@@ -176,7 +176,7 @@ func withoutLabelled(samples []dataset.Sample, dir string, stderr io.Writer) ([]
 	for _, s := range set.Samples {
 		seen[[2]string{s.Path, s.Prefix}] = true
 	}
-	var out []dataset.Sample
+	var out []trainset.Sample
 	for _, s := range samples {
 		if !seen[[2]string{s.Path, s.Prompt}] {
 			out = append(out, s)

@@ -11,7 +11,7 @@ import (
 	"actor/internal/testsupport"
 	"actor/pipeline"
 	"actor/probe"
-	"actor/probe/dataset"
+	"actor/probe/trainset"
 )
 
 // rateLine reads the counts of probe rate's report.
@@ -30,7 +30,7 @@ func TestProbeRateRunsTheGenerator(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	samples, _, err := dataset.ReadRepoST(data, false)
+	samples, _, err := trainset.ReadRepoST(data, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,9 +15,9 @@ import (
 	"actor/internal/testsupport"
 	"actor/probe"
 	"actor/probe/critical"
-	"actor/probe/dataset"
 	"actor/probe/labeler"
-	"actor/probe/labels"
+	"actor/probe/labelstore"
+	"actor/probe/trainset"
 	"actor/tokenizer"
 )
 
@@ -73,7 +73,7 @@ func TestProbeLabelMatchesHFReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	rules := critical.DefaultRules()
-	smp, toks, hidden, err := labeler.Label(dataset.Sample{ID: "tiny/0", Body: body.String()}, P, target, sc, tok, rules)
+	smp, toks, hidden, err := labeler.Label(trainset.Sample{ID: "tiny/0", Body: body.String()}, P, target, sc, tok, rules)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,8 +153,8 @@ func tinyFunctions(t *testing.T, n int) (data, repos string) {
 // moved to the body; with --no-retrieval, the path, signature and docstring.
 func TestProbeLabelPrompts(t *testing.T) {
 	data, repos := tinyFunctions(t, 6)
-	read := func(dir string) []labels.Sample {
-		set, err := labels.Open(dir, nil)
+	read := func(dir string) []labelstore.Sample {
+		set, err := labelstore.Open(dir, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -225,7 +225,7 @@ func TestProbePipelineCLI(t *testing.T) {
 	}
 	// A random model is uncertain everywhere: split by attention influence
 	// at its median so that both classes exist.
-	set, err := labels.Open(dir, nil)
+	set, err := labelstore.Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +279,7 @@ func TestProbePipelineCLI(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "other.probe: trained for qwen2 (hidden 64") {
 		t.Errorf("probe for another model: code %d\n%s", code, stderr)
 	}
-	hid := filepath.Join(dir, labels.HiddenFile)
+	hid := filepath.Join(dir, labelstore.HiddenFile)
 	fi, _ := os.Stat(hid)
 	os.Truncate(hid, fi.Size()-10)
 	_, stderr, code = runActor(t, "probe", "train", "--labels", dir, "--out", probeFile)

@@ -12,7 +12,7 @@ import (
 
 	"actor/bench/predictions"
 	"actor/internal/testsupport"
-	"actor/probe/labels"
+	"actor/probe/labelstore"
 )
 
 // TestRunResumeAfterSIGKILL kills `actor run` with SIGKILL while it
@@ -104,7 +104,7 @@ func TestProbeLabelResumeAfterSIGKILL(t *testing.T) {
 	if _, e, c := runActor(t, args(whole)...); c != 0 {
 		t.Fatal(e)
 	}
-	samples := filepath.Join(killed, labels.SamplesFile)
+	samples := filepath.Join(killed, labelstore.SamplesFile)
 	killActor(t, samples, 3, args(killed)...)
 	done := testsupport.CountLines(samples)
 	if done >= n {
@@ -112,7 +112,7 @@ func TestProbeLabelResumeAfterSIGKILL(t *testing.T) {
 	}
 	t.Logf("killed after %d of %d functions", done, n)
 	before := map[string][]byte{}
-	for _, name := range []string{labels.SamplesFile, labels.TokensFile, labels.HiddenFile} {
+	for _, name := range []string{labelstore.SamplesFile, labelstore.TokensFile, labelstore.HiddenFile} {
 		path := filepath.Join(killed, name)
 		before[name], _ = os.ReadFile(path)
 		fh, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
@@ -125,7 +125,7 @@ func TestProbeLabelResumeAfterSIGKILL(t *testing.T) {
 		!strings.Contains(e, fmt.Sprintf("labelled %d functions", n-done)) || !strings.Contains(e, fmt.Sprintf("%d done before", done)) {
 		t.Fatalf("resume after %d functions: code %d\n%s", done, c, e)
 	}
-	for _, name := range []string{labels.HeaderFile, labels.SamplesFile, labels.TokensFile, labels.HiddenFile} {
+	for _, name := range []string{labelstore.HeaderFile, labelstore.SamplesFile, labelstore.TokensFile, labelstore.HiddenFile} {
 		got, _ := os.ReadFile(filepath.Join(killed, name))
 		want, _ := os.ReadFile(filepath.Join(whole, name))
 		if b, ok := before[name]; ok && (len(b) == 0 || !bytes.HasPrefix(got, b)) {
@@ -135,7 +135,7 @@ func TestProbeLabelResumeAfterSIGKILL(t *testing.T) {
 			t.Errorf("%s differs from an uninterrupted run's (%d bytes, %d in one go)", name, len(got), len(want))
 		}
 	}
-	set, err := labels.Open(killed, nil)
+	set, err := labelstore.Open(killed, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"actor/probe"
 	"actor/probe/critical"
-	"actor/probe/labels"
+	"actor/probe/labelstore"
 	"actor/probe/syntax"
 	"actor/pysrc"
 )
@@ -81,7 +81,7 @@ type Result struct {
 }
 
 // Analyze computes the composition and syntax statistics of set under r.
-func Analyze(set *labels.Set, r critical.Rules) (*Result, error) {
+func Analyze(set *labelstore.Set, r critical.Rules) (*Result, error) {
 	if err := r.Validate(); err != nil {
 		return nil, err
 	}

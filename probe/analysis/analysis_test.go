@@ -9,7 +9,7 @@ import (
 
 	"actor/probe"
 	"actor/probe/critical"
-	"actor/probe/labels"
+	"actor/probe/labelstore"
 	"actor/probe/syntax"
 )
 
@@ -29,13 +29,13 @@ func tok(pos int, text string, mismatch bool, entropy, influence float64, start 
 func writeLabels(t *testing.T) string {
 	dir := filepath.Join(t.TempDir(), "lab")
 	rules := critical.DefaultRules()
-	h := labels.NewHeader(probe.ModelInfo{Arch: "llama", Hidden: 2, TokenizerHash: "x", Name: "tiny"}, rules, "test", 0)
-	w, err := labels.OpenWriter(dir, h, nil)
+	h := labelstore.NewHeader(probe.ModelInfo{Arch: "llama", Hidden: 2, TokenizerHash: "x", Name: "tiny"}, rules, "test", 0)
+	w, err := labelstore.OpenWriter(dir, h, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	add := func(id, prefix, target string, promptTokens int, toks [][5]any) {
-		var recs []labels.Token
+		var recs []labelstore.Token
 		var hid [][]float32
 		off := 0
 		for i, x := range toks {
@@ -46,10 +46,10 @@ func writeLabels(t *testing.T) string {
 			}
 			st, a, b := tok(i, text, x[1].(bool), x[2].(float64), x[3].(float64), start)
 			off += len(text)
-			recs = append(recs, labels.NewToken(id, i, st, rules, a, b))
+			recs = append(recs, labelstore.NewToken(id, i, st, rules, a, b))
 			hid = append(hid, []float32{float32(i), 1})
 		}
-		if err := w.Add(labels.Sample{ID: id, Prefix: prefix, Target: target, PromptTokens: promptTokens}, recs, hid); err != nil {
+		if err := w.Add(labelstore.Sample{ID: id, Prefix: prefix, Target: target, PromptTokens: promptTokens}, recs, hid); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -74,7 +74,7 @@ func writeLabels(t *testing.T) string {
 }
 
 func TestAnalyzeHandWorked(t *testing.T) {
-	set, err := labels.Open(writeLabels(t), nil)
+	set, err := labelstore.Open(writeLabels(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestAnalyzeHandWorked(t *testing.T) {
 }
 
 func TestFlag(t *testing.T) {
-	set, err := labels.Open(writeLabels(t), nil)
+	set, err := labelstore.Open(writeLabels(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,7 @@ package analysis
 
 import (
 	"actor/probe"
-	"actor/probe/labels"
+	"actor/probe/labelstore"
 	"actor/probe/mlp"
 )
 
@@ -18,7 +18,7 @@ type Flagging struct {
 }
 
 // Flag runs p over the judged tokens of set, in batches.
-func Flag(set *labels.Set, p *probe.Probe, name string) (*Flagging, error) {
+func Flag(set *labelstore.Set, p *probe.Probe, name string) (*Flagging, error) {
 	if err := p.Model.Check(set.Header.Model); err != nil {
 		return nil, err
 	}

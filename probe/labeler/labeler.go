@@ -14,8 +14,8 @@ import (
 	"strings"
 
 	"actor/probe/critical"
-	"actor/probe/dataset"
-	"actor/probe/labels"
+	"actor/probe/labelstore"
+	"actor/probe/trainset"
 )
 
 // Tokenizer is what labelling needs from a tokenizer
@@ -61,7 +61,7 @@ type Options struct {
 	// may rewrite the sample's Prompt and Body to the text generation
 	// works with (a method as indented in its file). An error wrapping
 	// ErrSkip skips the function with a warning.
-	Prompt func(*dataset.Sample) (string, error)
+	Prompt func(*trainset.Sample) (string, error)
 	// Heal moves the prompt's final newline to the front of the body, as
 	// generation leaves that newline for the model to write (see
 	// generate.Config.HealNewline): the body is then labelled as the
@@ -81,7 +81,7 @@ var ErrSkip = errors.New("skipped")
 // NoRetrieval is the prompt without repository context: METHOD.md §3's
 // layout with no retrieved block, "# file path: {path}\n\n" and the
 // signature and docstring.
-func NoRetrieval(s *dataset.Sample) (string, error) {
+func NoRetrieval(s *trainset.Sample) (string, error) {
 	return "# file path: " + s.Path + "\n\n" + s.Prompt, nil
 }
 
@@ -93,7 +93,7 @@ type Summary struct {
 // Run labels every function of samples not yet in w. When ctx is
 // cancelled it stops between functions (everything stored stays complete)
 // and returns ctx's error.
-func Run(ctx context.Context, samples []dataset.Sample, tok Tokenizer, sc Scorer, w *labels.Writer, o Options) (Summary, error) {
+func Run(ctx context.Context, samples []trainset.Sample, tok Tokenizer, sc Scorer, w *labelstore.Writer, o Options) (Summary, error) {
 	var sum Summary
 	if o.Prompt == nil {
 		o.Prompt = NoRetrieval
@@ -173,15 +173,15 @@ func Run(ctx context.Context, samples []dataset.Sample, tok Tokenizer, sc Scorer
 // Label turns one scored pass into token records and hidden states. The
 // stored target text is the body prefix the tokens stand for; byte spans
 // are exact when the tokens' bytes spell that prefix, else −1.
-func Label(s dataset.Sample, promptTokens int, target []int32, sc *Scored, tok Tokenizer, r critical.Rules) (labels.Sample, []labels.Token, [][]float32, error) {
+func Label(s trainset.Sample, promptTokens int, target []int32, sc *Scored, tok Tokenizer, r critical.Rules) (labelstore.Sample, []labelstore.Token, [][]float32, error) {
 	T := len(target)
 	if len(sc.Top1) != T || len(sc.Entropy) != T || len(sc.LogProb) != T || len(sc.Hidden) != T || len(sc.Attention) != T {
-		return labels.Sample{}, nil, nil, fmt.Errorf("scorer returned %d/%d/%d/%d/%d rows for %d target tokens",
+		return labelstore.Sample{}, nil, nil, fmt.Errorf("scorer returned %d/%d/%d/%d/%d rows for %d target tokens",
 			len(sc.Top1), len(sc.Entropy), len(sc.LogProb), len(sc.Hidden), len(sc.Attention), T)
 	}
 	for j, row := range sc.Attention {
 		if len(row) != j {
-			return labels.Sample{}, nil, nil, fmt.Errorf("attention row %d has %d entries, want %d", j, len(row), j)
+			return labelstore.Sample{}, nil, nil, fmt.Errorf("attention row %d has %d entries, want %d", j, len(row), j)
 		}
 	}
 	pieces := make([]string, T)
@@ -194,7 +194,7 @@ func Label(s dataset.Sample, promptTokens int, target []int32, sc *Scored, tok T
 	if exact {
 		targetText = spelled
 	}
-	toks := make([]labels.Token, T)
+	toks := make([]labelstore.Token, T)
 	col := make([]float32, 0, T)
 	off := 0
 	for i, id := range target {
@@ -211,8 +211,8 @@ func Label(s dataset.Sample, promptTokens int, target []int32, sc *Scored, tok T
 			start, end = off, off+len(pieces[i])
 		}
 		off += len(pieces[i])
-		toks[i] = labels.NewToken(s.ID, i, st, r, start, end)
+		toks[i] = labelstore.NewToken(s.ID, i, st, r, start, end)
 	}
-	smp := labels.Sample{ID: s.ID, Repo: s.Repo, Path: s.Path, Prefix: s.Prompt, Target: targetText, PromptTokens: promptTokens}
+	smp := labelstore.Sample{ID: s.ID, Repo: s.Repo, Path: s.Path, Prefix: s.Prompt, Target: targetText, PromptTokens: promptTokens}
 	return smp, toks, sc.Hidden, nil
 }

@@ -10,8 +10,8 @@ import (
 
 	"actor/probe"
 	"actor/probe/critical"
-	"actor/probe/dataset"
-	"actor/probe/labels"
+	"actor/probe/labelstore"
+	"actor/probe/trainset"
 )
 
 // byteTok is a toy tokenizer: one token per byte (id = byte value), id 300
@@ -71,8 +71,8 @@ func (h *handScorer) Score(prompt, target []int32) (*Scored, error) {
 	return sc, nil
 }
 
-func header() labels.Header {
-	return labels.NewHeader(probe.ModelInfo{Arch: "toy", Hidden: 2, TokenizerHash: "bytes"}, critical.DefaultRules(), "no retrieval", 0)
+func header() labelstore.Header {
+	return labelstore.NewHeader(probe.ModelInfo{Arch: "toy", Hidden: 2, TokenizerHash: "bytes"}, critical.DefaultRules(), "no retrieval", 0)
 }
 
 // Worked by hand for "ab\ncd" (tokens a b \n c d), default rules:
@@ -84,7 +84,7 @@ func header() labels.Header {
 // entropy ≥ 0.8 only for b; b is predicted as "x" (mismatch); d is
 // predicted as id 300, which also spells "d" (no mismatch).
 func TestLabelHandWorked(t *testing.T) {
-	s := dataset.Sample{ID: "r/0", Repo: "r", Path: "m.py", Prompt: "def f():\n", Body: "ab\ncd"}
+	s := trainset.Sample{ID: "r/0", Repo: "r", Path: "m.py", Prompt: "def f():\n", Body: "ab\ncd"}
 	target := byteTok{}.Encode(s.Body, false)
 	sc, _ := (&handScorer{}).Score(nil, target)
 	smp, toks, hid, err := Label(s, 7, target, sc, byteTok{}, critical.DefaultRules())
@@ -123,13 +123,13 @@ func TestLabelHandWorked(t *testing.T) {
 }
 
 func TestRunResumeAndLimits(t *testing.T) {
-	samples := []dataset.Sample{
+	samples := []trainset.Sample{
 		{ID: "r/0", Path: "m.py", Prompt: "def f():\n", Body: "ab\ncd"},
 		{ID: "r/1", Path: "m.py", Prompt: "def g():\n", Body: "ab\ncd"},
 		{ID: "r/2", Path: strings.Repeat("long/", 20), Prompt: "def h():\n", Body: "ab"},
 	}
 	dir := filepath.Join(t.TempDir(), "lab")
-	w, err := labels.OpenWriter(dir, header(), nil)
+	w, err := labelstore.OpenWriter(dir, header(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestRunResumeAndLimits(t *testing.T) {
 		t.Fatalf("first run %+v %v", sum, err)
 	}
 	w.Close()
-	w, err = labels.OpenWriter(dir, header(), nil)
+	w, err = labelstore.OpenWriter(dir, header(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestRunResumeAndLimits(t *testing.T) {
 	if p := sc.prompts[0]; p[0] != 1000 || string(bytesOf(p[1:])) != "# file path: m.py\n\ndef f():\n" {
 		t.Errorf("prompt %v", p)
 	}
-	set, err := labels.Open(dir, nil)
+	set, err := labelstore.Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,13 +175,13 @@ func TestRunResumeAndLimits(t *testing.T) {
 	// A cancelled context stops before the next function.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	w, _ = labels.OpenWriter(filepath.Join(t.TempDir(), "c"), header(), nil)
+	w, _ = labelstore.OpenWriter(filepath.Join(t.TempDir(), "c"), header(), nil)
 	if sum, err := Run(ctx, samples, byteTok{}, sc, w, o); !errors.Is(err, context.Canceled) || sum.Labelled != 0 {
 		t.Errorf("cancelled: %+v %v", sum, err)
 	}
 	w.Close()
 	// A failing scorer stops the run with the sample's id.
-	w, _ = labels.OpenWriter(filepath.Join(t.TempDir(), "x"), header(), nil)
+	w, _ = labelstore.OpenWriter(filepath.Join(t.TempDir(), "x"), header(), nil)
 	defer w.Close()
 	if _, err := Run(context.Background(), samples, byteTok{}, failScorer{}, w, Options{Rules: critical.DefaultRules()}); err == nil || !strings.Contains(err.Error(), "sample r/0: boom") {
 		t.Errorf("scorer error: %v", err)

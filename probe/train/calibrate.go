@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"actor/probe"
-	"actor/probe/labels"
+	"actor/probe/labelstore"
 	"actor/probe/mlp"
 )
 
@@ -30,7 +30,7 @@ type Calibration struct {
 
 // holdOut returns the samples kept out of training: a share frac of them
 // (at least one when frac > 0 and there are two or more), chosen by seed.
-func holdOut(set *labels.Set, frac float64, seed uint64) map[string]bool {
+func holdOut(set *labelstore.Set, frac float64, seed uint64) map[string]bool {
 	out := map[string]bool{}
 	n := len(set.Samples)
 	k := int(frac*float64(n) + 0.5)
@@ -48,13 +48,13 @@ func holdOut(set *labels.Set, frac float64, seed uint64) map[string]bool {
 
 // judged reports whether Algorithm 1 would judge the labelled token
 // (probe.Skip; a teacher-forced body holds no end-of-generation token).
-func judged(t labels.Token) bool { return probe.Skip(t.Pos, t.Text, false) == "" }
+func judged(t labelstore.Token) bool { return probe.Skip(t.Pos, t.Text, false) == "" }
 
 // calibrate chooses the threshold at which p flags rate of the judged
 // tokens of the held-out samples (with rate 0 it keeps p's) and records how
 // it decides there. Ties at the chosen value flag together, so the rate
 // reached can fall short of the target.
-func calibrate(set *labels.Set, p *probe.Probe, held map[string]bool, rate float64, isCritical func(labels.Token) bool) (Calibration, error) {
+func calibrate(set *labelstore.Set, p *probe.Probe, held map[string]bool, rate float64, isCritical func(labelstore.Token) bool) (Calibration, error) {
 	c := Calibration{TargetRate: rate, Functions: len(held)}
 	var rows []int64
 	var ys []int32

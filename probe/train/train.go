@@ -19,7 +19,7 @@ import (
 
 	"actor/probe"
 	"actor/probe/critical"
-	"actor/probe/labels"
+	"actor/probe/labelstore"
 	"actor/probe/mlp"
 )
 
@@ -152,14 +152,14 @@ type Report struct {
 }
 
 // Ensemble trains a probe on a labels set.
-func Ensemble(set *labels.Set, o Options) (*probe.Probe, *Report, error) {
+func Ensemble(set *labelstore.Set, o Options) (*probe.Probe, *Report, error) {
 	if err := o.Rules.Validate(); err != nil {
 		return nil, nil, err
 	}
 	if o.TargetRate < 0 || o.TargetRate >= 1 || (o.TargetRate > 0 && o.Holdout <= 0) || o.Holdout < 0 || o.Holdout >= 1 {
 		return nil, nil, fmt.Errorf("train: target rate %v needs a held-out share in (0, 1), got %v", o.TargetRate, o.Holdout)
 	}
-	isCritical := func(t labels.Token) bool { return t.Criteria(o.Rules)&o.Rules.Enabled != 0 }
+	isCritical := func(t labelstore.Token) bool { return t.Criteria(o.Rules)&o.Rules.Enabled != 0 }
 	held := holdOut(set, o.Holdout, o.SplitSeed)
 	// training draws on the tokens of the functions not held out
 	var use []int
@@ -247,7 +247,7 @@ func Ensemble(set *labels.Set, o Options) (*probe.Probe, *Report, error) {
 }
 
 // trainMember gathers one member's rows and trains it.
-func trainMember(set *labels.Set, s MemberSplit, i int, cfg mlp.Config, progress func(int, mlp.Epoch), rep *MemberReport, val *mlp.Data) error {
+func trainMember(set *labelstore.Set, s MemberSplit, i int, cfg mlp.Config, progress func(int, mlp.Epoch), rep *MemberReport, val *mlp.Data) error {
 	d := set.Header.Model.Hidden
 	gather := func(pos, neg []int) (mlp.Data, error) {
 		rows := make([]int64, 0, len(pos)+len(neg))

@@ -11,7 +11,7 @@ import (
 
 	"actor/probe"
 	"actor/probe/critical"
-	"actor/probe/labels"
+	"actor/probe/labelstore"
 )
 
 // Worked by hand: positives 0 and 3; negatives by self-information
@@ -78,8 +78,8 @@ func TestSplitDisjointAndSized(t *testing.T) {
 func synthetic(t *testing.T, d, samples, perSample int, sep float64) string {
 	dir := filepath.Join(t.TempDir(), "labels")
 	rules := critical.DefaultRules()
-	h := labels.NewHeader(probe.ModelInfo{Arch: "llama", Hidden: d, TokenizerHash: "t"}, rules, "synthetic", 0)
-	w, err := labels.OpenWriter(dir, h, nil)
+	h := labelstore.NewHeader(probe.ModelInfo{Arch: "llama", Hidden: d, TokenizerHash: "t"}, rules, "synthetic", 0)
+	w, err := labelstore.OpenWriter(dir, h, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,8 +96,8 @@ func synthetic(t *testing.T, d, samples, perSample int, sep float64) string {
 		return s
 	}()}))
 	for s := range samples {
-		smp := labels.Sample{ID: fmt.Sprintf("r/%d", s), Target: "x"}
-		var toks []labels.Token
+		smp := labelstore.Sample{ID: fmt.Sprintf("r/%d", s), Target: "x"}
+		var toks []labelstore.Token
 		var hid [][]float32
 		for i := range perSample {
 			crit := rng.IntN(4) == 0 // 25 % critical: balancing drops most negatives
@@ -105,7 +105,7 @@ func synthetic(t *testing.T, d, samples, perSample int, sep float64) string {
 			if crit {
 				st.Entropy = 1.5
 			}
-			toks = append(toks, labels.NewToken(smp.ID, i, st, rules, -1, -1))
+			toks = append(toks, labelstore.NewToken(smp.ID, i, st, rules, -1, -1))
 			v := make([]float32, d)
 			sign := -1.0
 			if crit {
@@ -133,12 +133,12 @@ func synthetic(t *testing.T, d, samples, perSample int, sep float64) string {
 func TestEnsembleSyntheticSeparable(t *testing.T) {
 	const d = 24
 	dir := synthetic(t, d, 40, 50, 5) // 2000 tokens, ~500 critical
-	set, err := labels.Open(dir, nil)
+	set, err := labelstore.Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer set.Close()
-	run := func(set *labels.Set, threads int) (*probe.Probe, *Report) {
+	run := func(set *labelstore.Set, threads int) (*probe.Probe, *Report) {
 		o := DefaultOptions(set.Header.Rules)
 		o.Threads = threads
 		o.MLP.Epochs = 25
@@ -164,7 +164,7 @@ func TestEnsembleSyntheticSeparable(t *testing.T) {
 	if err := os.CopyFS(moved, os.DirFS(dir)); err != nil {
 		t.Fatal(err)
 	}
-	copied, err := labels.Open(moved, nil)
+	copied, err := labelstore.Open(moved, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestEnsembleSyntheticSeparable(t *testing.T) {
 
 func TestEnsembleNeedsBothClasses(t *testing.T) {
 	dir := synthetic(t, 4, 2, 5, 5)
-	set, err := labels.Open(dir, nil)
+	set, err := labelstore.Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func TestEnsembleNeedsBothClasses(t *testing.T) {
 func TestEnsembleCalibratesOnHeldOutFunctions(t *testing.T) {
 	const d, samples, per = 16, 40, 50
 	dir := synthetic(t, d, samples, per, 1) // overlapping clouds: probabilities spread out
-	set, err := labels.Open(dir, nil)
+	set, err := labelstore.Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-// Package labels stores the output of critical-token labelling: one
+// Package labelstore stores the output of critical-token labelling: one
 // directory per labelling run holding
 //
 //	labels.json    versioned header: model, rules, prompt mode
@@ -11,7 +11,7 @@
 // interrupted run is resumed by cutting the three files back to the last
 // complete sample (with a warning) and appending after it; readers ignore
 // such an incomplete tail, also with a warning, and never mix it in.
-package labels
+package labelstore
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package labels
+package labelstore
 
 import (
 	"math"

@@ -1,9 +1,9 @@
-// Package dataset builds the probe's training functions: Python functions
+// Package trainset builds the probe's training functions: Python functions
 // with a signature and a complete docstring, either extracted from
 // repositories with tree-sitter (with the paper's filters as options) or
 // read from RepoST-formatted JSONL (the authors' training set). Samples are
 // written back as RepoST JSONL, so labelling reads one format.
-package dataset
+package trainset
 
 import (
 	"strings"
