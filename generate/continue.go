@@ -17,6 +17,12 @@ type Step struct {
 	Text string
 }
 
+// TokenSampler draws the next token from a row of logits
+// (*engine.Sampler is one).
+type TokenSampler interface {
+	Sample(logits []float32) int32
+}
+
 // Continue prefills ids into s (the longest prefix the session already
 // holds is kept) and samples up to maxTokens tokens with smp, calling each
 // for every token. It stops at an end-of-generation token ("eog"), the
@@ -25,7 +31,7 @@ type Step struct {
 // --prompt-file and of the server's /v1/completions: no retrieval, no stop
 // rule. Text held back at the end (an unfinished character) comes in a
 // last call with ID -1.
-func Continue(s *engine.Session, tok *tokenizer.Tokenizer, ids []int32, smp *engine.Sampler, maxTokens int, each func(Step) error) (stop string, err error) {
+func Continue(s *engine.Session, tok *tokenizer.Tokenizer, ids []int32, smp TokenSampler, maxTokens int, each func(Step) error) (stop string, err error) {
 	if len(ids) == 0 {
 		return "", errors.New("generate: the prompt is empty")
 	}

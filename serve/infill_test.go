@@ -1,0 +1,215 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"actor/engine"
+	"actor/generate"
+	"actor/internal/testsupport"
+	"actor/pipeline"
+)
+
+// qwen is Qwen2.5-Coder-0.5B with RawPrompt and no encoder, opened once
+// for the package's tests (each test serves it anew).
+var qwen struct {
+	once sync.Once
+	p    *pipeline.Pipeline
+	err  error
+}
+
+// qwenServer serves the example repository with Qwen2.5-Coder-0.5B.
+func qwenServer(t *testing.T) (*Server, *httptest.Server) {
+	t.Helper()
+	model := testsupport.Model(t, "qwen2.5-coder-0.5b")
+	qwen.once.Do(func() {
+		meth := pipeline.DefaultMethod()
+		meth.Method, meth.Encoder = generate.MethodRawPrompt, "none"
+		qwen.p, qwen.err = pipeline.Open(pipeline.Options{Model: model, Engine: engine.Options{Threads: 1}, Method: meth,
+			Config: generate.DefaultConfig})
+	})
+	if qwen.err != nil {
+		t.Fatal(qwen.err)
+	}
+	return newServer(t, qwen.p, Config{Repos: []string{exampleRepo(t)}})
+}
+
+// exampleRepo is examples/inventory.
+func exampleRepo(t *testing.T) string {
+	t.Helper()
+	return testsupport.Fixture(t, "examples/inventory")
+}
+
+// editorRequest reads a recorded request of an editor plugin.
+func editorRequest(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "editors", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// decodeObject reads a JSON object, failing the test otherwise.
+func decodeObject(t *testing.T, b []byte) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("answer %q: %v", b, err)
+	}
+	return m
+}
+
+// TestInfillEditorContracts answers the recorded requests of llama.vim
+// and llama.vscode with the fields each reads, in the shape it parses.
+func TestInfillEditorContracts(t *testing.T) {
+	_, ts := qwenServer(t)
+	vimFields := []string{"content", "timings/prompt_n", "timings/prompt_ms", "timings/prompt_per_token_ms",
+		"timings/prompt_per_second", "timings/predicted_n", "timings/predicted_ms", "timings/predicted_per_token_ms",
+		"timings/predicted_per_second", "truncated", "tokens_cached"}
+
+	// llama.vim's ring update: the chunks alone, nothing to predict, no field asked.
+	code, b := call(t, "POST", ts.URL+"/infill", editorRequest(t, "llama-vim-ring"))
+	if code != 200 || strings.TrimSpace(string(b)) != "{}" {
+		t.Errorf("llama.vim ring update: %d %s", code, b)
+	}
+	// llama.vim's completion: one line matching its quick check, every
+	// field it names under its path.
+	code, b = call(t, "POST", ts.URL+"/infill", editorRequest(t, "llama-vim-fim"))
+	if code != 200 || bytes.Count(bytes.TrimSpace(b), []byte("\n")) != 0 || !regexp.MustCompile(`^\s*\{.*"content"\s*:"`).Match(b) {
+		t.Fatalf("llama.vim completion: %d %s", code, b)
+	}
+	vim := decodeObject(t, b)
+	if len(vim) != len(vimFields) {
+		t.Errorf("llama.vim answer has %d fields, asked %d: %s", len(vim), len(vimFields), b)
+	}
+	for _, f := range vimFields {
+		var ok bool
+		switch f {
+		case "content":
+			_, ok = vim[f].(string)
+		case "truncated":
+			_, ok = vim[f].(bool)
+		default:
+			_, ok = vim[f].(float64)
+		}
+		if !ok {
+			t.Errorf("llama.vim reads %s: %v", f, vim[f])
+		}
+	}
+
+	// llama.vscode: the preparing request, then a completion.
+	code, b = call(t, "POST", ts.URL+"/infill", editorRequest(t, "llama-vscode-prepare"))
+	if prep := decodeObject(t, b); code != 200 || prep["content"] != "" {
+		t.Errorf("llama.vscode prepare: %d %s", code, b)
+	}
+	code, b = call(t, "POST", ts.URL+"/infill", editorRequest(t, "llama-vscode-fim"))
+	vsc := decodeObject(t, b)
+	if _, ok := vsc["content"].(string); code != 200 || !ok {
+		t.Fatalf("llama.vscode completion: %d %s", code, b)
+	}
+	if gs, ok := vsc["generation_settings"].(map[string]any); !ok || gs["n_ctx"] != float64(4096) {
+		t.Errorf("llama.vscode reads generation_settings.n_ctx: %v", vsc["generation_settings"])
+	}
+	tm, _ := vsc["timings"].(map[string]any)
+	for _, f := range []string{"prompt_n", "prompt_ms", "prompt_per_second", "predicted_n", "predicted_ms", "predicted_per_second"} {
+		if _, ok := tm[f].(float64); !ok {
+			t.Errorf("llama.vscode reads timings.%s: %v", f, tm[f])
+		}
+	}
+	if _, ok := vsc["tokens_cached"].(float64); !ok || vsc["truncated"] != false {
+		t.Errorf("llama.vscode reads tokens_cached and truncated: %v %v", vsc["tokens_cached"], vsc["truncated"])
+	}
+}
+
+// TestInfillHealthAndProps answers what the plugins and llama.cpp's
+// clients probe.
+func TestInfillHealthAndProps(t *testing.T) {
+	_, ts := qwenServer(t)
+	if code, b := call(t, "GET", ts.URL+"/health", ""); code != 200 || decodeObject(t, b)["status"] != "ok" {
+		t.Errorf("health: %d %s", code, b)
+	}
+	code, b := call(t, "GET", ts.URL+"/props", "")
+	if gs, _ := decodeObject(t, b)["default_generation_settings"].(map[string]any); code != 200 || gs["n_ctx"] != float64(4096) {
+		t.Errorf("props: %d %s", code, b)
+	}
+}
+
+// TestInfillBadBodies answers bad requests 4xx with the server's JSON
+// errors.
+func TestInfillBadBodies(t *testing.T) {
+	_, ts := qwenServer(t)
+	for _, c := range []struct {
+		body string
+		code int
+		msg  string
+	}{
+		{`{"input_prefix":`, 400, "invalid JSON"},
+		{`{"input_prefix":5}`, 400, "input_prefix"},
+		{`{"input_extra":{"text":"x"}}`, 400, "input_extra"},
+		{`{"input_extra":[{"text":"x","filename":"a\nb"}]}`, 400, "filename"},
+		{`{"n_predict":-2}`, 400, "n_predict"},
+		{`{"top_p":1.5}`, 400, "top_p"},
+		{`{"top_k":-1}`, 400, "top_k"},
+		{`{"n_indent":-1}`, 400, "n_indent"},
+		{`{"samplers":["top_k","nucleus"]}`, 400, "nucleus"},
+		{`{"n_cmpl":0}`, 400, "n_cmpl"},
+		{`{"model":"other"}`, 404, "other"},
+		{`{"input_prefix":"` + strings.Repeat("x", DefaultMaxBody) + `"}`, 413, "over"},
+	} {
+		code, b := call(t, "POST", ts.URL+"/infill", c.body)
+		var e errorBody
+		if err := json.Unmarshal(b, &e); code != c.code || err != nil || !strings.Contains(e.Error.Message, c.msg) {
+			t.Errorf("%.60s: %d %s, want %d naming %q", c.body, code, b, c.code, c.msg)
+		}
+	}
+}
+
+// TestInfillNoFIM: a model without fill-in-the-middle tokens answers 501.
+func TestInfillNoFIM(t *testing.T) {
+	p, repo := openTiny(t, 10)
+	_, ts := newServer(t, p, Config{Repos: []string{repo}})
+	code, b := call(t, "POST", ts.URL+"/infill", `{"input_prefix":"def f():\n","input_suffix":""}`)
+	if code != 501 || !strings.Contains(string(b), "fill-in-the-middle") {
+		t.Errorf("%d %s", code, b)
+	}
+}
+
+// TestInfillStream streams the same completion as a whole answer: pieces
+// with stop false, then the result with stop true and the timings, no
+// [DONE].
+func TestInfillStream(t *testing.T) {
+	_, ts := qwenServer(t)
+	req := `{"input_prefix":"def area(width, height):\n","prompt":"    return ","input_suffix":"\n\nprint(area(2, 3))\n",` +
+		`"n_predict":12,"temperature":0,"samplers":["temperature"]%s}`
+	code, b := call(t, "POST", ts.URL+"/infill", strings.Replace(req, "%s", "", 1))
+	whole := decodeObject(t, b)
+	if code != 200 || whole["content"] == "" || whole["stop"] != true {
+		t.Fatalf("whole: %d %s", code, b)
+	}
+	resp, err := http.Post(ts.URL+"/infill", "application/json", strings.NewReader(strings.Replace(req, "%s", `,"stream":true`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	evs, done := events(t, resp.Body)
+	var text strings.Builder
+	for _, ev := range evs[:len(evs)-1] {
+		if ev["stop"] != false {
+			t.Errorf("piece with stop %v", ev["stop"])
+		}
+		text.WriteString(ev["content"].(string))
+	}
+	last := evs[len(evs)-1]
+	if done || last["stop"] != true || last["timings"] == nil || text.String() != whole["content"] {
+		t.Errorf("stream %q (done %v, last %v), whole %q", text.String(), done, last, whole["content"])
+	}
+}
