@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -253,29 +254,50 @@ func (s *Server) infillHandler(w http.ResponseWriter, r *http.Request) {
 	if !j.cache {
 		s.sess.Truncate(0)
 	}
-	cached := min(commonPrefix(s.sess.Tokens(), ids), len(ids)-1)
 	var st *sse
 	if j.stream {
 		st = startSSE(w)
 	}
-	smp := &infill.Sampler{Sampler: engine.NewSampler(j.sampler), Tok: s.p.Tok, Infill: j.infill}
+	res, err := s.runInfill(ctx, j, ids, predict, st)
+	if err != nil {
+		s.fail(w, st, ctx, err)
+		return
+	}
+	res.Prompt, res.Truncated = ptr(s.p.Tok.DecodeSpecial(ids)), ptr(prompt.Truncated)
+	for _, c := range prompt.Chunks {
+		res.Context = append(res.Context, contextChunk{Path: c.Path, Source: c.Source})
+	}
+	if st != nil {
+		res.Content, res.Tokens = "", []int32{} // already streamed
+		st.send(selectFields(res, j.fields))
+		return
+	}
+	writeJSON(w, http.StatusOK, selectFields(res, j.fields))
+}
+
+// runInfill prefills ids (reusing the cache) and decodes up to predict
+// tokens under the job's rules, streaming the pieces on st when it is not
+// nil; the result lacks the prompt's description.
+func (s *Server) runInfill(ctx context.Context, j *infillJob, ids []int32, predict int, st *sse) (infillResult, error) {
 	start := time.Now()
-	var first time.Time
+	pred, reuse, err := s.sess.PrefillReusing(ids, s.cfg.CacheReuse)
+	if err != nil {
+		return infillResult{}, err
+	}
+	first := time.Now()
 	g := &j.guard
-	var tokens []int32
-	stopType := infill.StopLimit
+	g.Start = first
+	tokens := []int32{}
 	emit := func(piece string) error {
 		if st != nil && piece != "" {
 			return st.send(infillResult{Content: piece, Tokens: tokens[len(tokens)-1:], TokensPredicted: len(tokens), TokensEvaluated: len(ids)})
 		}
 		return nil
 	}
-	stop, err := generate.Continue(s.sess, s.p.Tok, ids, smp, predict, func(step generate.Step) error {
+	smp := &infill.Sampler{Sampler: engine.NewSampler(j.sampler), Tok: s.p.Tok, Infill: j.infill}
+	stop, err := generate.Decode(s.sess, s.p.Tok, pred, smp, predict, func(step generate.Step) error {
 		if err := ctx.Err(); err != nil {
 			return err
-		}
-		if first.IsZero() {
-			first, g.Start = time.Now(), time.Now()
 		}
 		if step.ID < 0 || s.p.Tok.EOG(step.ID) {
 			return nil
@@ -290,6 +312,7 @@ func (s *Server) infillHandler(w http.ResponseWriter, r *http.Request) {
 		}
 		return nil
 	})
+	stopType := infill.StopLimit
 	switch {
 	case errors.Is(err, errStopString):
 		stopType, err = g.Stopped(), nil
@@ -300,31 +323,13 @@ func (s *Server) infillHandler(w http.ResponseWriter, r *http.Request) {
 		err = emit(g.Rest())
 	}
 	if err != nil {
-		s.fail(w, st, ctx, err)
-		return
-	}
-	end := time.Now()
-	if first.IsZero() {
-		first = end
+		return infillResult{}, err
 	}
 	text := g.Text()
-	res := infillResult{Content: text, Tokens: tokens, Stop: true, Model: s.modelName(), TokensPredicted: len(tokens),
-		TokensEvaluated: len(ids), Settings: j.settings, Prompt: ptr(s.p.Tok.DecodeSpecial(ids)),
-		HasNewLine: ptr(strings.Contains(text, "\n")), Truncated: ptr(prompt.Truncated), StopType: stopType,
+	return infillResult{Content: text, Tokens: tokens, Stop: true, Model: s.modelName(), TokensPredicted: len(tokens),
+		TokensEvaluated: len(ids), Settings: j.settings, HasNewLine: ptr(strings.Contains(text, "\n")), StopType: stopType,
 		StoppingWord: ptr(g.Word()), TokensCached: ptr(s.sess.Len()),
-		Timings: newTimings(cached, len(ids)-cached, first.Sub(start), len(tokens), end.Sub(first))}
-	if predict == 0 {
-		res.StopType = infill.StopLimit
-	}
-	for _, c := range prompt.Chunks {
-		res.Context = append(res.Context, contextChunk{Path: c.Path, Source: c.Source})
-	}
-	if st != nil {
-		res.Content, res.Tokens = "", nil // already streamed
-		st.send(selectFields(res, j.fields))
-		return
-	}
-	writeJSON(w, http.StatusOK, selectFields(res, j.fields))
+		Timings: newTimings(reuse.Cached(), len(ids)-reuse.Cached(), first.Sub(start), len(tokens), time.Since(first))}, nil
 }
 
 // infillPrompt lays out the job's prompt.
@@ -334,13 +339,3 @@ func (s *Server) infillPrompt(j *infillJob) (infill.Prompt, error) {
 }
 
 func ptr[T any](v T) *T { return &v }
-
-func commonPrefix(a, b []int32) int {
-	n := min(len(a), len(b))
-	for i := range n {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return n
-}

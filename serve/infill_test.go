@@ -26,8 +26,9 @@ var qwen struct {
 	err  error
 }
 
-// qwenServer serves the example repository with Qwen2.5-Coder-0.5B.
-func qwenServer(t *testing.T) (*Server, *httptest.Server) {
+// qwenServer serves the example repository with Qwen2.5-Coder-0.5B
+// (cfg's other settings as given).
+func qwenServer(t *testing.T, cfg Config) (*Server, *httptest.Server) {
 	t.Helper()
 	model := testsupport.Model(t, "qwen2.5-coder-0.5b")
 	qwen.once.Do(func() {
@@ -39,7 +40,8 @@ func qwenServer(t *testing.T) (*Server, *httptest.Server) {
 	if qwen.err != nil {
 		t.Fatal(qwen.err)
 	}
-	return newServer(t, qwen.p, Config{Repos: []string{exampleRepo(t)}})
+	cfg.Repos = []string{exampleRepo(t)}
+	return newServer(t, qwen.p, cfg)
 }
 
 // exampleRepo is examples/inventory.
@@ -71,7 +73,7 @@ func decodeObject(t *testing.T, b []byte) map[string]any {
 // TestInfillEditorContracts answers the recorded requests of llama.vim
 // and llama.vscode with the fields each reads, in the shape it parses.
 func TestInfillEditorContracts(t *testing.T) {
-	_, ts := qwenServer(t)
+	_, ts := qwenServer(t, Config{})
 	vimFields := []string{"content", "timings/prompt_n", "timings/prompt_ms", "timings/prompt_per_token_ms",
 		"timings/prompt_per_second", "timings/predicted_n", "timings/predicted_ms", "timings/predicted_per_token_ms",
 		"timings/predicted_per_second", "truncated", "tokens_cached"}
@@ -133,7 +135,7 @@ func TestInfillEditorContracts(t *testing.T) {
 // TestInfillHealthAndProps answers what the plugins and llama.cpp's
 // clients probe.
 func TestInfillHealthAndProps(t *testing.T) {
-	_, ts := qwenServer(t)
+	_, ts := qwenServer(t, Config{})
 	if code, b := call(t, "GET", ts.URL+"/health", ""); code != 200 || decodeObject(t, b)["status"] != "ok" {
 		t.Errorf("health: %d %s", code, b)
 	}
@@ -146,7 +148,7 @@ func TestInfillHealthAndProps(t *testing.T) {
 // TestInfillBadBodies answers bad requests 4xx with the server's JSON
 // errors.
 func TestInfillBadBodies(t *testing.T) {
-	_, ts := qwenServer(t)
+	_, ts := qwenServer(t, Config{})
 	for _, c := range []struct {
 		body string
 		code int
@@ -187,7 +189,7 @@ func TestInfillNoFIM(t *testing.T) {
 // with stop false, then the result with stop true and the timings, no
 // [DONE].
 func TestInfillStream(t *testing.T) {
-	_, ts := qwenServer(t)
+	_, ts := qwenServer(t, Config{})
 	req := `{"input_prefix":"def area(width, height):\n","prompt":"    return ","input_suffix":"\n\nprint(area(2, 3))\n",` +
 		`"n_predict":12,"temperature":0,"samplers":["temperature"]%s}`
 	code, b := call(t, "POST", ts.URL+"/infill", strings.Replace(req, "%s", "", 1))
@@ -211,5 +213,34 @@ func TestInfillStream(t *testing.T) {
 	last := evs[len(evs)-1]
 	if done || last["stop"] != true || last["timings"] == nil || text.String() != whole["content"] {
 		t.Errorf("stream %q (done %v, last %v), whole %q", text.String(), done, last, whole["content"])
+	}
+}
+
+// TestInfillPromptCache: a request that differs from the previous one by
+// what was typed at the cursor computes only the typed tokens and the
+// last one; the text after the cursor is placed, and the answer says so.
+// Without reuse past the prefix, the text after the cursor is computed.
+func TestInfillPromptCache(t *testing.T) {
+	suffix := "\n" + strings.Repeat("    x = compute(x)\n", 12) + "    return x\n"
+	req := func(middle string) string {
+		b, _ := json.Marshal(map[string]any{"input_prefix": "def run(x):\n", "prompt": middle, "input_suffix": suffix,
+			"n_predict": 1, "temperature": 0, "samplers": []string{"temperature"}})
+		return string(b)
+	}
+	for _, reuse := range []int{16, 0} {
+		s, ts := qwenServer(t, Config{CacheReuse: reuse})
+		call(t, "POST", ts.URL+"/infill", req("    x = "))
+		c0 := s.sess.Computed()
+		code, b := call(t, "POST", ts.URL+"/infill", req("    x = x + 1"))
+		ans := decodeObject(t, b)
+		tm := ans["timings"].(map[string]any)
+		cached, computed := int(tm["cache_n"].(float64)), int(tm["prompt_n"].(float64))
+		total := int(ans["tokens_evaluated"].(float64))
+		if code != 200 || cached+computed != total || s.sess.Computed()-c0 != computed {
+			t.Fatalf("reuse %d: %d cached + %d computed of %d, the session computed %d", reuse, cached, computed, total, s.sess.Computed()-c0)
+		}
+		if reuse > 0 && computed > 6 || reuse == 0 && computed < 60 {
+			t.Errorf("reuse %d: %d of %d prompt tokens computed", reuse, computed, total)
+		}
 	}
 }

@@ -46,6 +46,12 @@ type Config struct {
 	// are checked for changes; a changed repository is read again in the
 	// model's turn (a full queue puts it off to the next check).
 	Watch time.Duration
+	// CacheReuse, when above 0, is the shortest run of tokens a
+	// completion at the cursor (/infill) takes from the previous request's
+	// cache at a new position (the text after the cursor, moved by what
+	// was typed; engine.Session.PrefillReusing); 0 reuses only the common
+	// prefix.
+	CacheReuse int
 	// Log receives one line per request and the indexing warnings.
 	Log io.Writer
 }

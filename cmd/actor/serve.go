@@ -26,7 +26,7 @@ var serveFlags struct {
 	addr, model    string
 	token          string
 	queue, threads int
-	ctx            int
+	ctx, reuse     int
 	timeout, grace time.Duration
 	watch          time.Duration
 	verbose        bool
@@ -50,6 +50,11 @@ answer on --addr:
   GET  /v1/actor/info                  model, methods, repositories
   GET  /v1/repos, /v1/repos/NAME/functions
   POST /v1/repos/NAME/reindex          re-read a repository after its files changed
+  POST /infill                         llama.cpp's code completion at an editor's cursor (llama.vim,
+                                       llama.vscode): the repository's context and the editor's chunks
+                                       in the model's repository and fill-in-the-middle layout; the
+                                       previous request's cache reused (--cache-reuse)
+  GET  /health, /props                 llama.cpp's status and settings
   GET  /v1/runs[?run=NAME[&task=ID&sample=N]]  with --runs: run folders, a run's samples
                                        with pass/fail and the failure reason, a sample's trace
 
@@ -89,7 +94,8 @@ func runServe(cmd *cobra.Command, stderr io.Writer) error {
 	defer pl.Close()
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	srv, err := serve.New(ctx, pl, serve.Config{Repos: f.repos, Runs: f.runs, Token: f.token, Queue: f.queue, Timeout: f.timeout, Watch: f.watch, Log: stderr})
+	srv, err := serve.New(ctx, pl, serve.Config{Repos: f.repos, Runs: f.runs, Token: f.token, Queue: f.queue, Timeout: f.timeout, Watch: f.watch,
+		CacheReuse: f.reuse, Log: stderr})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
@@ -121,6 +127,7 @@ func init() {
 	fs.DurationVar(&f.grace, "grace", 30*time.Second, "on SIGINT/SIGTERM, time running requests get to finish before they are cancelled")
 	fs.IntVar(&f.threads, "threads", 0, "CPU threads for ggml (0: number of CPUs, at most 8)")
 	fs.IntVar(&f.ctx, "ctx", 0, fmt.Sprintf("context length in tokens (0: min(%d, the model's))", engine.DefaultContextLength))
+	fs.IntVar(&f.reuse, "cache-reuse", 32, "POST /infill: reuse runs of at least this many cached tokens that only moved (the text after the cursor); 0: only the common prefix")
 	fs.BoolVar(&f.verbose, "verbose", false, "show the tensor backend's log")
 	rootCmd.AddCommand(serveCmd)
 }
