@@ -165,20 +165,21 @@ func TestReweigh(t *testing.T) {
 		}
 		return ids[0]
 	}
+	cand := func(id int32, p float64) engine.Candidate { return engine.Candidate{ID: id, P: p} }
 	eos := tok.EOS()
 	ret, retu, x := id("ret"), id("return"), id("x")
 	// 3 * 0.2 * 3 > 0.8: the end alone
-	got := Reweigh(tok, []engine.Candidate{{ret, 0.5}, {x, 0.3}, {eos, 0.2}})
+	got := Reweigh(tok, []engine.Candidate{cand(ret, 0.5), cand(x, 0.3), cand(eos, 0.2)})
 	if len(got) != 1 || got[0].ID != eos {
 		t.Errorf("likely end: %+v", got)
 	}
 	// "ret" starts "return": the likelier keeps both; x (0.15) is under 0.2
-	got = Reweigh(tok, []engine.Candidate{{retu, 0.5}, {ret, 0.34}, {x, 0.15}, {eos, 0.01}})
+	got = Reweigh(tok, []engine.Candidate{cand(retu, 0.5), cand(ret, 0.34), cand(x, 0.15), cand(eos, 0.01)})
 	if len(got) != 2 || got[0].ID != retu || math.Abs(got[0].P-0.84) > 1e-9 || got[1].ID != eos {
 		t.Errorf("merged: %+v", got)
 	}
 	// no text token left: the end
-	got = Reweigh(tok, []engine.Candidate{{ret, 0.19}, {x, 0.18}, {id("y"), 0.17}, {id("z"), 0.16}, {id("w"), 0.15}, {id("v"), 0.15}})
+	got = Reweigh(tok, []engine.Candidate{cand(ret, 0.19), cand(x, 0.18), cand(id("y"), 0.17), cand(id("z"), 0.16), cand(id("w"), 0.15), cand(id("v"), 0.15)})
 	if len(got) != 1 || !tok.EOG(got[0].ID) {
 		t.Errorf("nothing likely: %+v", got)
 	}

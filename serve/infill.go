@@ -40,6 +40,13 @@ type infillRequest struct {
 	Model          string   `json:"model"`
 	// NCmpl is llama.vscode's number of completions; one is answered.
 	NCmpl *int `json:"n_cmpl"`
+	// Filename is the cursor's file, a path in a served repository or an
+	// absolute path inside one (this server's; without it the file is
+	// found from the text around the cursor).
+	Filename string `json:"filename"`
+	// Context false asks for llama.cpp's prompt, without the repository's
+	// context (this server's; default true).
+	Context *bool `json:"context"`
 }
 
 // extraChunk is an editor's chunk of context.
@@ -74,6 +81,8 @@ type infillJob struct {
 	cache    bool
 	fields   []string
 	settings map[string]any
+	filename string
+	context  bool
 }
 
 // parseInfill checks the request against the model.
@@ -86,7 +95,8 @@ func (s *Server) parseInfill(req *infillRequest) (*infillJob, *apiError) {
 	}
 	j := &infillJob{predict: defaultPredict, stream: req.Stream, cache: req.CachePrompt == nil || *req.CachePrompt,
 		input:  infill.Input{Prefix: req.InputPrefix, Middle: req.Prompt, Suffix: req.InputSuffix},
-		fields: req.ResponseFields, infill: req.Samplers == nil,
+		fields: req.ResponseFields, infill: req.Samplers == nil, filename: req.Filename,
+		context: req.Context == nil || *req.Context,
 		// llama.cpp's defaults: temperature 0.8, top-k 40, top-p 0.95
 		sampler: engine.SamplerConfig{Temperature: 0.8, TopK: 40, TopP: 0.95, Seed: uint64(time.Now().UnixNano())}}
 	if n := req.NPredict; n != nil && *n >= 0 {
@@ -330,12 +340,6 @@ func (s *Server) runInfill(ctx context.Context, j *infillJob, ids []int32, predi
 		TokensEvaluated: len(ids), Settings: j.settings, HasNewLine: ptr(strings.Contains(text, "\n")), StopType: stopType,
 		StoppingWord: ptr(g.Word()), TokensCached: ptr(s.sess.Len()),
 		Timings: newTimings(reuse.Cached(), len(ids)-reuse.Cached(), first.Sub(start), len(tokens), time.Since(first))}, nil
-}
-
-// infillPrompt lays out the job's prompt.
-func (s *Server) infillPrompt(j *infillJob) (infill.Prompt, error) {
-	b := infill.BatchBudget(infillBatch, s.sess.Capacity(), defaultPredict)
-	return infill.Layout(s.p.Tok, j.input, j.chunks, b)
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -16,6 +16,7 @@ import (
 	"actor/generate"
 	"actor/internal/testsupport"
 	"actor/pipeline"
+	"actor/pysrc"
 )
 
 // qwen is Qwen2.5-Coder-0.5B with RawPrompt and no encoder, opened once
@@ -242,5 +243,87 @@ func TestInfillPromptCache(t *testing.T) {
 		if reuse > 0 && computed > 6 || reuse == 0 && computed < 60 {
 			t.Errorf("reuse %d: %d of %d prompt tokens computed", reuse, computed, total)
 		}
+	}
+}
+
+// TestInfillRepositoryContext: llama.vim's request, which names no file,
+// is found in the served repository and laid out in its repository
+// format with the definitions in scope and retrieved blocks; with
+// context false the prompt is llama.cpp's.
+func TestInfillRepositoryContext(t *testing.T) {
+	_, ts := qwenServer(t, Config{})
+	var req map[string]any
+	json.Unmarshal([]byte(editorRequest(t, "llama-vim-fim")), &req)
+	req["response_fields"], req["n_predict"] = nil, 0
+	body, _ := json.Marshal(req)
+	code, b := call(t, "POST", ts.URL+"/infill", string(body))
+	ans := decodeObject(t, b)
+	prompt, _ := ans["prompt"].(string)
+	sources := map[string]bool{}
+	for _, c := range ans["context"].([]any) {
+		sources[c.(map[string]any)["source"].(string)] = true
+	}
+	if code != 200 || !strings.HasPrefix(prompt, "<|repo_name|>inventory\n<|file_sep|>inventory/money.py\n") ||
+		!strings.Contains(prompt, "<|file_sep|>inventory/report.py\n<|fim_prefix|>") || !sources["editor"] || !sources["symbol"] ||
+		!strings.Contains(prompt, "class Item:") {
+		t.Errorf("%d, sources %v, prompt %q", code, sources, prompt)
+	}
+	req["context"] = false
+	body, _ = json.Marshal(req)
+	_, b = call(t, "POST", ts.URL+"/infill", string(body))
+	ans = decodeObject(t, b)
+	if p := ans["prompt"].(string); !strings.HasPrefix(p, "<|repo_name|>myproject\n") || !strings.Contains(p, "<|file_sep|>filename\n<|fim_prefix|>") || strings.Contains(p, "class Item:") {
+		t.Errorf("without context: %q", p)
+	}
+}
+
+// TestInfillQwenWritesParseableCode: Qwen2.5-Coder-0.5B, asked as
+// llama.vscode asks on the first line of a real function's body (the body
+// removed, the line's indentation typed: n_indent 4 and no text before
+// the cursor), writes a middle that leaves the file parseable.
+func TestInfillQwenWritesParseableCode(t *testing.T) {
+	_, ts := qwenServer(t, Config{})
+	repo := exampleRepo(t)
+	for _, c := range []struct {
+		file string
+		fn   string
+	}{
+		{"inventory/report.py", "stock_value"},
+		{"inventory/stock.py", "in_stock"},
+	} {
+		src, err := os.ReadFile(filepath.Join(repo, filepath.FromSlash(c.file)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pf, err := pysrc.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fn pysrc.Function
+		for _, f := range pf.Functions() {
+			if f.Name == c.fn {
+				fn = f
+			}
+		}
+		pf.Close()
+		lines := strings.SplitAfter(string(src), "\n")
+		prefix := strings.Join(lines[:fn.BodyStart-1], "")
+		suffix := "\n" + strings.Join(lines[fn.End:], "")
+		body, _ := json.Marshal(map[string]any{"input_prefix": prefix, "input_suffix": suffix, "prompt": "",
+			"n_predict": 64, "n_indent": 4, "temperature": 0, "samplers": []string{"temperature", "infill"}})
+		code, b := call(t, "POST", ts.URL+"/infill", string(body))
+		ans := decodeObject(t, b)
+		middle, _ := ans["content"].(string)
+		file := prefix + middle + suffix
+		parsed, err := pysrc.Parse([]byte(file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		broken := parsed.Root().HasError()
+		parsed.Close()
+		if code != 200 || strings.TrimSpace(middle) == "" || broken {
+			t.Errorf("%s: %d, middle %q leaves the file parseable: %v", c.fn, code, middle, !broken)
+		}
+		t.Logf("%s: %q", c.fn, middle)
 	}
 }

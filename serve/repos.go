@@ -15,6 +15,7 @@ import (
 
 	"actor/generate"
 	"actor/index"
+	"actor/infill"
 	"actor/pipeline"
 	"actor/pysrc"
 )
@@ -29,6 +30,9 @@ type repo struct {
 	// texts are the blocks' texts by blockKey, for the events.
 	texts     map[string]string
 	functions []function
+	// cursor is the repository as completions at an editor's cursor read
+	// it.
+	cursor *infill.Repository
 	// seen is the fingerprint of its Python files when it was read.
 	seen string
 }
@@ -91,12 +95,13 @@ func (rs *repos) load(ctx context.Context, r *repo) error {
 	for _, b := range c.Blocks {
 		texts[blockKey(b.Path, b.Start, b.End)] = b.Text
 	}
-	fns, err := r.listFunctions()
+	fns, files, err := r.readFiles()
 	if err != nil {
 		return err
 	}
+	cur := &infill.Repository{Name: r.Name, Corpus: c, Files: infill.NewFiles(files)}
 	rs.mu.Lock()
-	r.corpus, r.texts, r.functions, r.seen = c, texts, fns, seen
+	r.corpus, r.texts, r.functions, r.cursor, r.seen = c, texts, fns, cur, seen
 	rs.mu.Unlock()
 	return nil
 }
@@ -168,14 +173,16 @@ func (r *repo) confine(c *generate.Corpus) {
 
 func blockKey(path string, start, end int) string { return fmt.Sprintf("%s:%d-%d", path, start, end) }
 
-// listFunctions parses the repository's indexed files for their
-// functions (not those of links out of it).
-func (r *repo) listFunctions() ([]function, error) {
+// readFiles reads the repository's indexed files (not links out of it):
+// their functions, and their contents by path.
+func (r *repo) readFiles() ([]function, map[string][]byte, error) {
 	var out []function
+	files := map[string][]byte{}
 	err := index.Walk(r.root, pipeline.DefaultIndexConfig().Walk, func(f index.File) error {
 		if _, _, e := r.file(f.Path); e != nil {
 			return nil
 		}
+		files[f.Path] = f.Data
 		pf, err := pysrc.Parse(f.Data)
 		if err != nil {
 			return nil // a file the parser refuses has no functions to offer
@@ -186,7 +193,7 @@ func (r *repo) listFunctions() ([]function, error) {
 		}
 		return nil
 	})
-	return out, err
+	return out, files, err
 }
 
 // get returns the repository named name, or a 404.

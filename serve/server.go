@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"actor/engine"
+	"actor/infill"
 	"actor/pipeline"
 )
 
@@ -52,6 +53,9 @@ type Config struct {
 	// was typed; engine.Session.PrefillReusing); 0 reuses only the common
 	// prefix.
 	CacheReuse int
+	// Context bounds the repository's context of a completion at the
+	// cursor (zero: infill.DefaultContextBudget).
+	Context infill.ContextBudget
 	// Log receives one line per request and the indexing warnings.
 	Log io.Writer
 }
@@ -95,6 +99,9 @@ func New(ctx context.Context, p *pipeline.Pipeline, cfg Config) (*Server, error)
 	}
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
+	}
+	if cfg.Context == (infill.ContextBudget{}) {
+		cfg.Context = infill.DefaultContextBudget
 	}
 	rs, err := openRepos(ctx, p, cfg.Repos)
 	if err != nil {
