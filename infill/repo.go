@@ -3,22 +3,64 @@ package infill
 import (
 	"cmp"
 	"fmt"
+	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
+	"actor/codesrc"
 	"actor/generate"
+	"actor/index"
 	"actor/pysrc"
 	"actor/retrieve"
+	"actor/symbols"
 	"actor/tokenizer"
 )
 
 // Repository is a served repository as cursor completion reads it: its
-// corpus (blocks, symbol table) and its files' lines (to find the file an
-// editor's text comes from).
+// source files of every language cut into blocks along their definitions
+// (codesrc.Split), their definitions by name, the Python symbol table, and
+// its files' lines (to find the file an editor's text comes from).
 type Repository struct {
 	Name   string
 	Corpus *generate.Corpus
 	Files  *Files
+	// defs are the definitions of the files other than Python's, by name.
+	defs map[string][]namedDef
+}
+
+// namedDef is a definition, its file and its text as a chunk shows it.
+type namedDef struct {
+	codesrc.Def
+	Path, Text string
+}
+
+// wholeLines: a definition of at most this many lines is shown whole,
+// a longer one by its header.
+const wholeLines = 12
+
+// NewRepository reads a repository's source files (path → content) with
+// its Python symbol table (nil: none).
+func NewRepository(name string, files map[string][]byte, tab *symbols.Table) *Repository {
+	r := &Repository{Name: name, Corpus: &generate.Corpus{Name: name, Symbols: tab}, Files: NewFiles(files),
+		defs: map[string][]namedDef{}}
+	paths := slices.Sorted(maps.Keys(files))
+	for _, p := range paths {
+		r.Corpus.Blocks = append(r.Corpus.Blocks, codesrc.Split(p, files[p])...)
+		if codesrc.Lang(p) == nil || strings.HasSuffix(p, ".py") {
+			continue
+		}
+		lines := strings.Split(string(files[p]), "\n")
+		for _, d := range codesrc.Definitions(p, files[p]) {
+			text := d.Header
+			if d.End-d.Start+1 <= wholeLines {
+				text = strings.Join(lines[d.Start-1:min(d.End, len(lines))], "\n")
+			}
+			r.defs[d.Name] = append(r.defs[d.Name], namedDef{d, p, text})
+		}
+	}
+	r.Corpus.Blocks = index.Dedup(r.Corpus.Blocks)
+	return r
 }
 
 // ContextBudget bounds the repository's context of one completion, in
@@ -84,6 +126,18 @@ func (r *Repository) Context(tok *tokenizer.Tokenizer, c Cursor, b ContextBudget
 		}
 	}
 	query := lastLines(c.Prefix, queryLines)
+	if b.Symbols > 0 && !r.python(c.Path) {
+		named, err := r.named(tok, c, query, b.Symbols)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range named {
+			out = append(out, n.Chunk)
+		}
+		for _, n := range named {
+			shown = append(shown, retrieve.Result{Candidate: index.Candidate{Path: n.Path, Start: n.start, End: n.end}})
+		}
+	}
 	if b.Blocks <= 0 || strings.TrimSpace(query) == "" || len(r.Corpus.Blocks) == 0 {
 		return out, nil
 	}
@@ -114,6 +168,66 @@ func (r *Repository) Context(tok *tokenizer.Tokenizer, c Cursor, b ContextBudget
 	}
 	return out, nil
 }
+
+// named returns the definitions, in files other than Python's, of the
+// names the lines above the cursor use, the names nearest the cursor
+// first while they fit tokens (those the editor's text shows left out),
+// in the order of their files and lines.
+func (r *Repository) named(tok *tokenizer.Tokenizer, c Cursor, query string, tokens int) ([]namedChunk, error) {
+	words := identifier.FindAllString(query, -1)
+	slices.Reverse(words)
+	tc := generate.TokenCounter{Tok: tok, Special: true}
+	seen := map[string]bool{}
+	var kept []namedDef
+	used := 0
+	for _, w := range words {
+		if seen[w] {
+			continue
+		}
+		seen[w] = true
+		for i, d := range r.defs[w] {
+			if i == maxPerName {
+				break
+			}
+			if d.Path == c.Path && d.End >= c.Line-c.Above && d.Start <= c.Line+c.Below {
+				continue
+			}
+			n, err := tc.CountTokens(retrieve.FileSepToken + d.Path + "\n" + d.Text + "\n")
+			if err != nil {
+				return nil, fmt.Errorf("counting context tokens: %w", err)
+			}
+			if used+n <= tokens {
+				kept, used = append(kept, d), used+n
+			}
+		}
+	}
+	slices.SortFunc(kept, func(a, b namedDef) int { return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Start, b.Start)) })
+	var out []namedChunk
+	for _, d := range kept {
+		out = append(out, namedChunk{Chunk{Path: d.Path, Text: d.Text + "\n", Source: SourceSymbol}, d.Start, d.End})
+	}
+	return out, nil
+}
+
+// python reports whether the symbol table has the file.
+func (r *Repository) python(path string) bool {
+	if r.Corpus.Symbols == nil {
+		return false
+	}
+	_, ok := r.Corpus.Symbols.File(path)
+	return ok
+}
+
+// namedChunk is a definition's chunk and its lines.
+type namedChunk struct {
+	Chunk
+	start, end int
+}
+
+// maxPerName bounds the definitions shown for one name.
+const maxPerName = 3
+
+var identifier = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
 
 // cursorTarget is the function around line in a Python file's source
 // (the module's line itself when none, or when the file does not parse),

@@ -6,19 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"actor/generate"
-	"actor/index"
 	"actor/internal/testsupport"
+	"actor/symbols"
 )
 
 // inventory reads examples/inventory as a served repository.
 func inventory(t *testing.T) (*Repository, map[string][]byte) {
 	t.Helper()
 	root := testsupport.Fixture(t, "examples/inventory")
-	c, err := generate.ReadCorpus(root, index.WalkOptions{Include: []string{"*.py"}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	files := map[string][]byte{}
 	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".py") {
@@ -28,7 +23,7 @@ func inventory(t *testing.T) (*Repository, map[string][]byte) {
 		}
 		return nil
 	})
-	return &Repository{Name: "inventory", Corpus: c, Files: NewFiles(files)}, files
+	return NewRepository("inventory", files, symbols.New(files)), files
 }
 
 // around cuts a file's text at the start of a line (1-based), as the
@@ -105,5 +100,46 @@ func TestRepositoryContext(t *testing.T) {
 	none, _ := r.Context(tok, cur, ContextBudget{})
 	if len(none) != 0 {
 		t.Errorf("no budget, %d chunks", len(none))
+	}
+}
+
+// TestRepositoryContextAnyLanguage: in a Go file the definitions of the
+// names the lines above the cursor use, from the repository's other
+// files, whole when short; blocks of other languages are retrieved too.
+func TestRepositoryContextAnyLanguage(t *testing.T) {
+	tok := qwen(t)
+	files := map[string][]byte{
+		"geo/point.go": []byte("package geo\n\n// Point is a place on the plane.\ntype Point struct {\n\tX, Y float64\n}\n\n" +
+			"// Distance is how far p is from q.\nfunc Distance(p, q Point) float64 {\n\treturn math.Hypot(p.X-q.X, p.Y-q.Y)\n}\n"),
+		"geo/route.go": []byte("package geo\n\n// Length sums the legs of a route.\nfunc Length(route []Point) float64 {\n\ttotal := 0.0\n" +
+			"\tfor i := 1; i < len(route); i++ {\n\t\ttotal += Distance(route[i-1], route[i])\n\t}\n\treturn total\n}\n"),
+		"web/map.js": []byte("export function drawRoute(route) {\n  return route.map((p) => [p.X, p.Y]);\n}\n"),
+	}
+	r := NewRepository("geo", files, symbols.New(files))
+	prefix, _ := around(files["geo/route.go"], 8)
+	chunks, err := r.Context(tok, Cursor{Path: "geo/route.go", Line: 8, Above: 7, Below: 3, Prefix: prefix}, DefaultContextBudget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	for _, c := range chunks {
+		text.WriteString(c.Source + " " + c.Path + "\n" + c.Text)
+	}
+	for _, want := range []string{"symbol geo/point.go\ntype Point struct {\n\tX, Y float64\n}", "symbol geo/point.go\nfunc Distance(p, q Point) float64 {"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the context lacks %q:\n%s", want, text.String())
+		}
+	}
+	if strings.Contains(text.String(), "func Length") {
+		t.Errorf("the editor's own definition came back:\n%s", text.String())
+	}
+	blocks := 0
+	for _, b := range r.Corpus.Blocks {
+		if b.Path == "web/map.js" {
+			blocks++
+		}
+	}
+	if blocks == 0 {
+		t.Error("no blocks of the JavaScript file")
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"actor/codesrc"
 	"actor/generate"
 	"actor/index"
 	"actor/infill"
@@ -99,7 +100,7 @@ func (rs *repos) load(ctx context.Context, r *repo) error {
 	if err != nil {
 		return err
 	}
-	cur := &infill.Repository{Name: r.Name, Corpus: c, Files: infill.NewFiles(files)}
+	cur := infill.NewRepository(r.Name, files, c.Symbols)
 	rs.mu.Lock()
 	r.corpus, r.texts, r.functions, r.cursor, r.seen = c, texts, fns, cur, seen
 	rs.mu.Unlock()
@@ -107,8 +108,8 @@ func (rs *repos) load(ctx context.Context, r *repo) error {
 }
 
 // fingerprint sums the paths, sizes and modification times of the
-// repository's Python files (hidden folders left out): an edit, a new or a
-// removed file changes it.
+// repository's source files (hidden folders left out): an edit, a new or
+// a removed file changes it.
 func (r *repo) fingerprint() string {
 	h := fnv.New64a()
 	filepath.WalkDir(r.root, func(path string, d fs.DirEntry, err error) error {
@@ -117,7 +118,7 @@ func (r *repo) fingerprint() string {
 			return nil
 		case d.IsDir() && path != r.root && strings.HasPrefix(d.Name(), "."):
 			return fs.SkipDir
-		case d.IsDir() || !strings.HasSuffix(d.Name(), ".py"):
+		case d.IsDir() || !codesrc.Source(d.Name()):
 			return nil
 		}
 		if info, err := d.Info(); err == nil {
@@ -173,16 +174,22 @@ func (r *repo) confine(c *generate.Corpus) {
 
 func blockKey(path string, start, end int) string { return fmt.Sprintf("%s:%d-%d", path, start, end) }
 
-// readFiles reads the repository's indexed files (not links out of it):
-// their functions, and their contents by path.
+// readFiles reads the repository's source files of every language (not
+// links out of it): the Python files' functions, and every file's
+// content by path.
 func (r *repo) readFiles() ([]function, map[string][]byte, error) {
 	var out []function
 	files := map[string][]byte{}
-	err := index.Walk(r.root, pipeline.DefaultIndexConfig().Walk, func(f index.File) error {
+	walk := pipeline.DefaultIndexConfig().Walk
+	walk.Include = codesrc.Globs()
+	err := index.Walk(r.root, walk, func(f index.File) error {
 		if _, _, e := r.file(f.Path); e != nil {
 			return nil
 		}
 		files[f.Path] = f.Data
+		if !strings.HasSuffix(f.Path, ".py") {
+			return nil
+		}
 		pf, err := pysrc.Parse(f.Data)
 		if err != nil {
 			return nil // a file the parser refuses has no functions to offer

@@ -43,7 +43,7 @@ type Config struct {
 	Timeout time.Duration
 	// MaxBody limits a request body in bytes (0: DefaultMaxBody).
 	MaxBody int64
-	// Watch, when above 0, is how often the repositories' Python files
+	// Watch, when above 0, is how often the repositories' source files
 	// are checked for changes; a changed repository is read again in the
 	// model's turn (a full queue puts it off to the next check).
 	Watch time.Duration

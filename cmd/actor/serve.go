@@ -37,7 +37,7 @@ var serveCmd = &cobra.Command{
 	Use:   "serve --repo DIR... [--addr 127.0.0.1:8080]",
 	Short: "Serve completions and repository-aware generation over HTTP, with a web page",
 	Long: `Load the model, the probe and the encoder once, index the repositories
-(incrementally; re-read when their Python files change, see --watch) and
+(incrementally; re-read when their source files change, see --watch) and
 answer on --addr:
 
   GET  /                               the web page
@@ -123,7 +123,7 @@ func init() {
 	fs.StringVar(&f.token, "token", "", "bearer token required of clients (default $ACTOR_TOKEN)")
 	fs.IntVar(&f.queue, "queue", serve.DefaultQueue, "requests admitted at once, the running one included (more get 429)")
 	fs.DurationVar(&f.timeout, "timeout", serve.DefaultTimeout, "time limit of a request, its wait in the queue included")
-	fs.DurationVar(&f.watch, "watch", 5*time.Second, "how often the repositories' Python files are checked for changes, a changed one re-read (0: only on POST /v1/repos/NAME/reindex)")
+	fs.DurationVar(&f.watch, "watch", 5*time.Second, "how often the repositories' source files are checked for changes, a changed one re-read (0: only on POST /v1/repos/NAME/reindex)")
 	fs.DurationVar(&f.grace, "grace", 30*time.Second, "on SIGINT/SIGTERM, time running requests get to finish before they are cancelled")
 	fs.IntVar(&f.threads, "threads", 0, "CPU threads for ggml (0: number of CPUs, at most 8)")
 	fs.IntVar(&f.ctx, "ctx", 0, fmt.Sprintf("context length in tokens (0: min(%d, the model's))", engine.DefaultContextLength))
