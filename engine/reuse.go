@@ -61,6 +61,22 @@ func (s *Session) PrefillReusing(seq []int32, minRun int) (Prediction, Reuse, er
 	return pred, r, err
 }
 
+// Reusable is how many tokens of seq PrefillReusing with minRun would take
+// from the cache instead of computing them; nothing changes.
+func (s *Session) Reusable(seq []int32, minRun int) int {
+	if len(seq) == 0 {
+		return 0
+	}
+	keep := min(commonPrefix(s.tokens, seq), len(seq)-1)
+	n := keep
+	if minRun >= 1 {
+		for _, r := range findRuns(s.tokens, seq, keep, minRun) {
+			n += r.n
+		}
+	}
+	return n
+}
+
 // run is old[from:from+n] found again at seq[at:at+n].
 type run struct{ from, at, n int }
 

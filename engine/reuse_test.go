@@ -33,6 +33,9 @@ func TestPrefillReusing(t *testing.T) {
 			t.Fatal(err)
 		}
 		c0 := s.Computed()
+		if n := s.Reusable(typed, c.minRun); n != c.kept+c.moved {
+			t.Errorf("min run %d: %d reusable, want %d", c.minRun, n, c.kept+c.moved)
+		}
 		_, got, err := s.PrefillReusing(typed, c.minRun)
 		if err != nil {
 			t.Fatal(err)

@@ -261,14 +261,19 @@ func (s *Server) infillHandler(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	predict := min(j.predict, s.sess.Capacity()-len(ids))
+	sess, err := s.caches.pick(ids)
+	if err != nil {
+		s.fail(w, nil, ctx, err)
+		return
+	}
 	if !j.cache {
-		s.sess.Truncate(0)
+		sess.Truncate(0)
 	}
 	var st *sse
 	if j.stream {
 		st = startSSE(w)
 	}
-	res, err := s.runInfill(ctx, j, ids, predict, st)
+	res, err := s.runInfill(ctx, sess, j, ids, predict, st)
 	if err != nil {
 		s.fail(w, st, ctx, err)
 		return
@@ -285,12 +290,12 @@ func (s *Server) infillHandler(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, selectFields(res, j.fields))
 }
 
-// runInfill prefills ids (reusing the cache) and decodes up to predict
-// tokens under the job's rules, streaming the pieces on st when it is not
-// nil; the result lacks the prompt's description.
-func (s *Server) runInfill(ctx context.Context, j *infillJob, ids []int32, predict int, st *sse) (infillResult, error) {
+// runInfill prefills ids into sess (reusing its cache) and decodes up to
+// predict tokens under the job's rules, streaming the pieces on st when it
+// is not nil; the result lacks the prompt's description.
+func (s *Server) runInfill(ctx context.Context, sess *engine.Session, j *infillJob, ids []int32, predict int, st *sse) (infillResult, error) {
 	start := time.Now()
-	pred, reuse, err := s.sess.PrefillReusing(ids, s.cfg.CacheReuse)
+	pred, reuse, err := sess.PrefillReusing(ids, s.cfg.CacheReuse)
 	if err != nil {
 		return infillResult{}, err
 	}
@@ -305,7 +310,7 @@ func (s *Server) runInfill(ctx context.Context, j *infillJob, ids []int32, predi
 		return nil
 	}
 	smp := &infill.Sampler{Sampler: engine.NewSampler(j.sampler), Tok: s.p.Tok, Infill: j.infill}
-	stop, err := generate.Decode(s.sess, s.p.Tok, pred, smp, predict, func(step generate.Step) error {
+	stop, err := generate.Decode(sess, s.p.Tok, pred, smp, predict, func(step generate.Step) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -338,7 +343,7 @@ func (s *Server) runInfill(ctx context.Context, j *infillJob, ids []int32, predi
 	text := g.Text()
 	return infillResult{Content: text, Tokens: tokens, Stop: true, Model: s.modelName(), TokensPredicted: len(tokens),
 		TokensEvaluated: len(ids), Settings: j.settings, HasNewLine: ptr(strings.Contains(text, "\n")), StopType: stopType,
-		StoppingWord: ptr(g.Word()), TokensCached: ptr(s.sess.Len()),
+		StoppingWord: ptr(g.Word()), TokensCached: ptr(sess.Len()),
 		Timings: newTimings(reuse.Cached(), len(ids)-reuse.Cached(), first.Sub(start), len(tokens), time.Since(first))}, nil
 }
 

@@ -53,6 +53,9 @@ type Config struct {
 	// was typed; engine.Session.PrefillReusing); 0 reuses only the common
 	// prefix.
 	CacheReuse int
+	// Slots is how many completions' caches (sessions) are kept for
+	// completions at a cursor (0: DefaultSlots).
+	Slots int
 	// Context bounds the repository's context of a completion at the
 	// cursor (zero: infill.DefaultContextBudget).
 	Context infill.ContextBudget
@@ -77,6 +80,8 @@ type Server struct {
 	slots chan struct{} // admitted requests
 	model chan struct{} // the model's one decoding turn
 	sess  *engine.Session
+	// caches keep the caches of recent completions at a cursor.
+	caches *slots
 
 	closing   atomic.Bool
 	done      chan struct{} // closed when shutdown starts
@@ -100,6 +105,9 @@ func New(ctx context.Context, p *pipeline.Pipeline, cfg Config) (*Server, error)
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
+	if cfg.Slots <= 0 {
+		cfg.Slots = DefaultSlots
+	}
 	if cfg.Context == (infill.ContextBudget{}) {
 		cfg.Context = infill.DefaultContextBudget
 	}
@@ -112,7 +120,7 @@ func New(ctx context.Context, p *pipeline.Pipeline, cfg Config) (*Server, error)
 		return nil, err
 	}
 	s := &Server{p: p, cfg: cfg, repos: rs, slots: make(chan struct{}, cfg.Queue), model: make(chan struct{}, 1),
-		sess: sess, done: make(chan struct{})}
+		sess: sess, caches: &slots{m: p.Model, max: cfg.Slots, minRun: cfg.CacheReuse}, done: make(chan struct{})}
 	s.base, s.cancel = context.WithCancel(context.Background())
 	s.routes()
 	if cfg.Watch > 0 {
@@ -158,6 +166,7 @@ func (s *Server) watch(interval time.Duration) {
 func (s *Server) Close() {
 	s.cancel()
 	s.sess.Close()
+	s.caches.close()
 }
 
 // ServeHTTP implements http.Handler.
