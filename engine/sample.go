@@ -52,6 +52,54 @@ func (s *Sampler) Sample(logits []float32) int32 {
 	return cand[min(i, len(cand)-1)].id
 }
 
+// Candidate is a token the sampler's filters keep, with its probability
+// among the kept tokens.
+type Candidate struct {
+	ID int32
+	P  float64
+}
+
+// Candidates returns the tokens temperature, top-k and top-p keep, with
+// probabilities that sum to 1, most likely first when a filter sorted
+// them; greedy, the most likely token alone. A rule of one's own (the
+// infill sampler) reweighs them and draws with Pick.
+func (s *Sampler) Candidates(logits []float32) []Candidate {
+	if s.Greedy() {
+		return []Candidate{{ID: argmax(logits), P: 1}}
+	}
+	cand := s.candidates(logits)
+	total := cand[len(cand)-1].cum
+	out := make([]Candidate, len(cand))
+	prev := 0.0
+	for i, c := range cand {
+		out[i] = Candidate{ID: c.id, P: (c.cum - prev) / total}
+		prev = c.cum
+	}
+	return out
+}
+
+// Pick draws one of the candidates in proportion to their P (which need
+// not sum to 1), with the sampler's random source; the first when all P
+// are zero.
+func (s *Sampler) Pick(cand []Candidate) int32 {
+	var total float64
+	for _, c := range cand {
+		total += c.P
+	}
+	u := s.rng.Float64() * total
+	pick := cand[0].ID
+	for _, c := range cand {
+		if c.P <= 0 {
+			continue
+		}
+		if pick = c.ID; u < c.P {
+			break
+		}
+		u -= c.P
+	}
+	return pick
+}
+
 // candidate is a token that survived the filters, with the cumulative
 // (unnormalised) probability of it and all candidates before it.
 type candidate struct {

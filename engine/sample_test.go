@@ -132,3 +132,27 @@ func TestKL(t *testing.T) {
 		t.Errorf("KL(p, p) = %g", got)
 	}
 }
+
+// TestCandidatesAndPick: the kept tokens' probabilities are the ones
+// Sample draws from, and Pick draws in proportion to reweighed ones.
+func TestCandidatesAndPick(t *testing.T) {
+	lg := logs(0.2, 0.5, 0.3)
+	s := NewSampler(SamplerConfig{Temperature: 1, TopK: 2, Seed: 3})
+	c := s.Candidates(lg)
+	if len(c) != 2 || c[0].ID != 1 || c[1].ID != 2 || math.Abs(c[0].P-0.625) > 1e-6 || math.Abs(c[1].P-0.375) > 1e-6 {
+		t.Errorf("candidates %+v", c)
+	}
+	if g := NewSampler(SamplerConfig{}).Candidates(lg); len(g) != 1 || g[0] != (Candidate{1, 1}) {
+		t.Errorf("greedy candidates %+v", g)
+	}
+	n := map[int32]int{}
+	for range 20000 {
+		n[s.Pick([]Candidate{{0, 3}, {1, 0}, {2, 1}})]++
+	}
+	if n[1] != 0 || math.Abs(float64(n[0])/20000-0.75) > 0.015 {
+		t.Errorf("picks %v, want 3:1 between 0 and 2 and never 1", n)
+	}
+	if id := s.Pick([]Candidate{{5, 0}, {6, 0}}); id != 5 {
+		t.Errorf("all zero: picked %d, want the first", id)
+	}
+}

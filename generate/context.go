@@ -187,6 +187,16 @@ func (f *framer) symbols(t retrieve.Target, code retrieve.FileCode, tc retrieve.
 	return out, nil
 }
 
+// InScope returns the definitions in scope of t in the corpus as the
+// repository format shows them (whole when short, else signature and
+// docstring), best first, those that fit tokens: the symbol context of
+// generation, for any target (cursor completion passes the lines around
+// the cursor as t's function).
+func InScope(c *Corpus, tok *tokenizer.Tokenizer, t retrieve.Target, tokens int) ([]retrieve.Result, error) {
+	f := &framer{opt: ContextOptions{Symbols: true, SymbolTokens: tokens}, corpus: c, tok: tok}
+	return f.symbols(t, retrieve.FileCode{}, TokenCounter{Tok: tok, Special: true}, tokens)
+}
+
 // defResult shows a definition as a prompt snippet: whole when short, else
 // its summary.
 func defResult(s symbols.Found, source string) retrieve.Result {

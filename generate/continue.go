@@ -17,15 +17,17 @@ type Step struct {
 	Text string
 }
 
+// TokenSampler draws the next token from a row of logits
+// (*engine.Sampler is one).
+type TokenSampler interface {
+	Sample(logits []float32) int32
+}
+
 // Continue prefills ids into s (the longest prefix the session already
-// holds is kept) and samples up to maxTokens tokens with smp, calling each
-// for every token. It stops at an end-of-generation token ("eog"), the
-// token limit ("max"), a full context ("context") or an error of each,
-// which it returns. It is the plain completion of actor generate
-// --prompt-file and of the server's /v1/completions: no retrieval, no stop
-// rule. Text held back at the end (an unfinished character) comes in a
-// last call with ID -1.
-func Continue(s *engine.Session, tok *tokenizer.Tokenizer, ids []int32, smp *engine.Sampler, maxTokens int, each func(Step) error) (stop string, err error) {
+// holds is kept) and decodes after it (Decode). It is the plain
+// completion of actor generate --prompt-file and of the server's
+// /v1/completions: no retrieval, no stop rule.
+func Continue(s *engine.Session, tok *tokenizer.Tokenizer, ids []int32, smp TokenSampler, maxTokens int, each func(Step) error) (stop string, err error) {
 	if len(ids) == 0 {
 		return "", errors.New("generate: the prompt is empty")
 	}
@@ -33,6 +35,16 @@ func Continue(s *engine.Session, tok *tokenizer.Tokenizer, ids []int32, smp *eng
 	if err != nil {
 		return "", err
 	}
+	return Decode(s, tok, pred, smp, maxTokens, each)
+}
+
+// Decode samples up to maxTokens tokens with smp after pred, the
+// prediction of the prefill that left s as it is, calling each for every
+// token. It stops at an end-of-generation token ("eog"), the token limit
+// ("max"), a full context ("context") or an error of each, which it
+// returns. Text held back at the end (an unfinished character) comes in a
+// last call with ID -1.
+func Decode(s *engine.Session, tok *tokenizer.Tokenizer, pred engine.Prediction, smp TokenSampler, maxTokens int, each func(Step) error) (stop string, err error) {
 	stream := tok.NewStreamDecoder()
 	stop = "max"
 	for n := 0; n < maxTokens; n++ {

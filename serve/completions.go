@@ -13,6 +13,7 @@ import (
 
 	"actor/engine"
 	"actor/generate"
+	"actor/infill"
 	"actor/pipeline"
 	"actor/tokenizer"
 )
@@ -202,7 +203,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		chunk.Choices = []choice{{Text: text, FinishReason: finish}}
 		return st.send(chunk)
 	}
-	cut := &stopper{stops: c.stops}
+	cut := &infill.Guard{Stops: c.stops}
 	var text strings.Builder
 	n := 0
 	emit := func(piece string) error {
@@ -219,7 +220,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		if step.ID >= 0 && !s.p.Tok.EOG(step.ID) {
 			n++
 		}
-		piece, hit := cut.add(step.Text)
+		piece, hit := cut.Add(step.Text)
 		if err := emit(piece); err != nil {
 			return err
 		}
@@ -236,7 +237,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		if stop == "eog" {
 			finish = "stop"
 		}
-		err = emit(cut.rest())
+		err = emit(cut.Rest())
 	}
 	if err != nil {
 		s.fail(w, st, ctx, err)
@@ -275,49 +276,4 @@ func randomID() string {
 	b := make([]byte, 12)
 	rand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-// stopper cuts a streamed text at the first of its stop strings, holding
-// back the end of the text while it may be the start of one.
-type stopper struct {
-	stops []string
-	text  string
-	sent  int
-}
-
-// add appends piece and returns the text that can be sent now, and
-// whether a stop string was reached (the text before it is then all sent).
-func (c *stopper) add(piece string) (string, bool) {
-	c.text += piece
-	cut := -1
-	for _, s := range c.stops {
-		if i := strings.Index(c.text, s); i >= 0 && (cut < 0 || i < cut) {
-			cut = i
-		}
-	}
-	if cut >= 0 {
-		out := c.text[c.sent:max(cut, c.sent)]
-		c.sent = len(c.text)
-		return out, true
-	}
-	safe := len(c.text)
-	for _, s := range c.stops {
-		for k := min(len(s)-1, len(c.text)); k > 0; k-- {
-			if strings.HasSuffix(c.text, s[:k]) {
-				safe = min(safe, len(c.text)-k)
-				break
-			}
-		}
-	}
-	safe = max(safe, c.sent)
-	out := c.text[c.sent:safe]
-	c.sent = safe
-	return out, false
-}
-
-// rest is what was held back, once the text has ended.
-func (c *stopper) rest() string {
-	out := c.text[c.sent:]
-	c.sent = len(c.text)
-	return out
 }

@@ -13,8 +13,10 @@ import (
 	"strings"
 	"sync"
 
+	"actor/codesrc"
 	"actor/generate"
 	"actor/index"
+	"actor/infill"
 	"actor/pipeline"
 	"actor/pysrc"
 )
@@ -29,6 +31,9 @@ type repo struct {
 	// texts are the blocks' texts by blockKey, for the events.
 	texts     map[string]string
 	functions []function
+	// cursor is the repository as completions at an editor's cursor read
+	// it.
+	cursor *infill.Repository
 	// seen is the fingerprint of its Python files when it was read.
 	seen string
 }
@@ -91,19 +96,20 @@ func (rs *repos) load(ctx context.Context, r *repo) error {
 	for _, b := range c.Blocks {
 		texts[blockKey(b.Path, b.Start, b.End)] = b.Text
 	}
-	fns, err := r.listFunctions()
+	fns, files, err := r.readFiles()
 	if err != nil {
 		return err
 	}
+	cur := infill.NewRepository(r.Name, files, c.Symbols)
 	rs.mu.Lock()
-	r.corpus, r.texts, r.functions, r.seen = c, texts, fns, seen
+	r.corpus, r.texts, r.functions, r.cursor, r.seen = c, texts, fns, cur, seen
 	rs.mu.Unlock()
 	return nil
 }
 
 // fingerprint sums the paths, sizes and modification times of the
-// repository's Python files (hidden folders left out): an edit, a new or a
-// removed file changes it.
+// repository's source files (hidden folders left out): an edit, a new or
+// a removed file changes it.
 func (r *repo) fingerprint() string {
 	h := fnv.New64a()
 	filepath.WalkDir(r.root, func(path string, d fs.DirEntry, err error) error {
@@ -112,7 +118,7 @@ func (r *repo) fingerprint() string {
 			return nil
 		case d.IsDir() && path != r.root && strings.HasPrefix(d.Name(), "."):
 			return fs.SkipDir
-		case d.IsDir() || !strings.HasSuffix(d.Name(), ".py"):
+		case d.IsDir() || !codesrc.Source(d.Name()):
 			return nil
 		}
 		if info, err := d.Info(); err == nil {
@@ -168,12 +174,20 @@ func (r *repo) confine(c *generate.Corpus) {
 
 func blockKey(path string, start, end int) string { return fmt.Sprintf("%s:%d-%d", path, start, end) }
 
-// listFunctions parses the repository's indexed files for their
-// functions (not those of links out of it).
-func (r *repo) listFunctions() ([]function, error) {
+// readFiles reads the repository's source files of every language (not
+// links out of it): the Python files' functions, and every file's
+// content by path.
+func (r *repo) readFiles() ([]function, map[string][]byte, error) {
 	var out []function
-	err := index.Walk(r.root, pipeline.DefaultIndexConfig().Walk, func(f index.File) error {
+	files := map[string][]byte{}
+	walk := pipeline.DefaultIndexConfig().Walk
+	walk.Include = codesrc.Globs()
+	err := index.Walk(r.root, walk, func(f index.File) error {
 		if _, _, e := r.file(f.Path); e != nil {
+			return nil
+		}
+		files[f.Path] = f.Data
+		if !strings.HasSuffix(f.Path, ".py") {
 			return nil
 		}
 		pf, err := pysrc.Parse(f.Data)
@@ -186,7 +200,7 @@ func (r *repo) listFunctions() ([]function, error) {
 		}
 		return nil
 	})
-	return out, err
+	return out, files, err
 }
 
 // get returns the repository named name, or a 404.

@@ -22,6 +22,10 @@ func (s *Server) routes() {
 	api("GET /v1/repos/{name}/functions", s.functions)
 	api("POST /v1/repos/{name}/reindex", s.reindex)
 	api("GET /v1/runs", s.runs)
+	// llama.cpp's endpoints, for the editors' plugins (llama.vim, llama.vscode)
+	api("POST /infill", s.infillHandler)
+	api("GET /props", s.props)
+	m.Handle("GET /health", s.logged(http.HandlerFunc(s.health)))
 	api("/v1/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &apiError{http.StatusNotFound, "not_found_error", fmt.Sprintf("no endpoint %s %s", r.Method, r.URL.Path)})
 	})

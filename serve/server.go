@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"actor/engine"
+	"actor/infill"
 	"actor/pipeline"
 )
 
@@ -42,10 +43,22 @@ type Config struct {
 	Timeout time.Duration
 	// MaxBody limits a request body in bytes (0: DefaultMaxBody).
 	MaxBody int64
-	// Watch, when above 0, is how often the repositories' Python files
+	// Watch, when above 0, is how often the repositories' source files
 	// are checked for changes; a changed repository is read again in the
 	// model's turn (a full queue puts it off to the next check).
 	Watch time.Duration
+	// CacheReuse, when above 0, is the shortest run of tokens a
+	// completion at the cursor (/infill) takes from the previous request's
+	// cache at a new position (the text after the cursor, moved by what
+	// was typed; engine.Session.PrefillReusing); 0 reuses only the common
+	// prefix.
+	CacheReuse int
+	// Slots is how many completions' caches (sessions) are kept for
+	// completions at a cursor (0: DefaultSlots).
+	Slots int
+	// Context bounds the repository's context of a completion at the
+	// cursor (zero: infill.DefaultContextBudget).
+	Context infill.ContextBudget
 	// Log receives one line per request and the indexing warnings.
 	Log io.Writer
 }
@@ -67,6 +80,8 @@ type Server struct {
 	slots chan struct{} // admitted requests
 	model chan struct{} // the model's one decoding turn
 	sess  *engine.Session
+	// caches keep the caches of recent completions at a cursor.
+	caches *slots
 
 	closing   atomic.Bool
 	done      chan struct{} // closed when shutdown starts
@@ -90,6 +105,12 @@ func New(ctx context.Context, p *pipeline.Pipeline, cfg Config) (*Server, error)
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
+	if cfg.Slots <= 0 {
+		cfg.Slots = DefaultSlots
+	}
+	if cfg.Context == (infill.ContextBudget{}) {
+		cfg.Context = infill.DefaultContextBudget
+	}
 	rs, err := openRepos(ctx, p, cfg.Repos)
 	if err != nil {
 		return nil, err
@@ -99,7 +120,7 @@ func New(ctx context.Context, p *pipeline.Pipeline, cfg Config) (*Server, error)
 		return nil, err
 	}
 	s := &Server{p: p, cfg: cfg, repos: rs, slots: make(chan struct{}, cfg.Queue), model: make(chan struct{}, 1),
-		sess: sess, done: make(chan struct{})}
+		sess: sess, caches: &slots{m: p.Model, max: cfg.Slots, minRun: cfg.CacheReuse}, done: make(chan struct{})}
 	s.base, s.cancel = context.WithCancel(context.Background())
 	s.routes()
 	if cfg.Watch > 0 {
@@ -145,6 +166,7 @@ func (s *Server) watch(interval time.Duration) {
 func (s *Server) Close() {
 	s.cancel()
 	s.sess.Close()
+	s.caches.close()
 }
 
 // ServeHTTP implements http.Handler.

@@ -167,28 +167,6 @@ func TestModelsAndCompletions(t *testing.T) {
 	}
 }
 
-func TestStopper(t *testing.T) {
-	c := &stopper{stops: []string{"\n\n", "END"}}
-	var sent strings.Builder
-	hit := false
-	for _, piece := range []string{"ab", "c\n", "d E", "N", "x", "E", "ND more"} {
-		out, h := c.add(piece)
-		sent.WriteString(out)
-		if h {
-			hit = true
-			break
-		}
-	}
-	if !hit || sent.String() != "abc\nd ENx" {
-		t.Errorf("sent %q, hit %v", sent.String(), hit)
-	}
-	c = &stopper{stops: []string{"STOP"}}
-	out, _ := c.add("one ST")
-	if out != "one " || c.rest() != "ST" {
-		t.Errorf("held back %q then %q", out, c.rest())
-	}
-}
-
 func TestGenerateStreamsCriticalTokens(t *testing.T) {
 	p, repo := openTiny(t, 10)
 	_, ts := newServer(t, p, Config{Repos: []string{repo}})

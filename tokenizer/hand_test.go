@@ -221,3 +221,20 @@ func TestConcurrentEncode(t *testing.T) {
 		}
 	}
 }
+
+// TestFIMTokens finds the fill-in-the-middle tokens by their texts, and
+// reports -1 for the ones a vocabulary lacks.
+func TestFIMTokens(t *testing.T) {
+	v := bpeVocab("gpt-2", nil, special{"<|fim_prefix|>", TypeControl}, special{"<|fim_suffix|>", TypeControl},
+		special{"<|fim_middle|>", TypeControl}, special{"<|repo_name|>", TypeControl}, special{"<|file_sep|>", TypeControl})
+	tok := mustNew(t, v)
+	n := int32(len(v.Tokens))
+	want := FIM{Prefix: n - 5, Suffix: n - 4, Middle: n - 3, Repo: n - 2, Sep: n - 1}
+	if f := tok.FIM(); f != want || !f.Infill() || !f.Repository() {
+		t.Errorf("FIM %+v, want %+v", f, want)
+	}
+	plain := mustNew(t, bpeVocab("gpt-2", nil, special{"<|fim_prefix|>", TypeControl}))
+	if f := plain.FIM(); f.Infill() || f.Repository() || f.Prefix != int32(len(plain.texts)-1) || f.Middle != -1 {
+		t.Errorf("a vocabulary with only a prefix token: %+v", f)
+	}
+}

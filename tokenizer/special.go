@@ -58,13 +58,18 @@ func (t *Tokenizer) detectSpecials(eot, eom int32, mark bool) map[int32]bool {
 	if eom < 0 {
 		eom = find(eomTexts)
 	}
-	find(fimPreTexts)
-	find(fimSufTexts)
-	find(fimMidTexts)
+	t.fim = FIM{Prefix: find(fimPreTexts), Suffix: find(fimSufTexts), Middle: find(fimMidTexts)}
 	eog := map[int32]bool{}
-	for _, texts := range [][]string{fimPadTexts, fimRepTexts, fimSepTexts} {
-		if id := find(texts); id >= 0 {
+	for i, texts := range [][]string{fimPadTexts, fimRepTexts, fimSepTexts} {
+		id := find(texts)
+		if id >= 0 {
 			eog[id] = true
+		}
+		switch i {
+		case 1:
+			t.fim.Repo = id
+		case 2:
+			t.fim.Sep = id
 		}
 	}
 	for _, s := range eogTexts {
@@ -80,6 +85,28 @@ func (t *Tokenizer) detectSpecials(eot, eom int32, mark bool) map[int32]bool {
 	}
 	return eog
 }
+
+// FIM is a vocabulary's fill-in-the-middle tokens, found by their texts
+// as llama.cpp finds them; an id is -1 when the vocabulary has no such
+// token.
+type FIM struct {
+	// Prefix, Suffix and Middle frame the code before and after the hole
+	// and ask for the middle.
+	Prefix, Suffix, Middle int32
+	// Repo starts the repository-level layout (followed by the
+	// repository's name); Sep starts each of its files (followed by the
+	// file's path and a newline).
+	Repo, Sep int32
+}
+
+// Infill reports whether the vocabulary can lay out fill in the middle.
+func (f FIM) Infill() bool { return f.Prefix >= 0 && f.Suffix >= 0 && f.Middle >= 0 }
+
+// Repository reports whether it also has the repository-level tokens.
+func (f FIM) Repository() bool { return f.Repo >= 0 && f.Sep >= 0 }
+
+// FIM returns the vocabulary's fill-in-the-middle tokens.
+func (t *Tokenizer) FIM() FIM { return t.fim }
 
 // specialIndex finds which of a list of special tokens occur in a text
 // without scanning the text once per token: it indexes the tokens by their

@@ -26,6 +26,7 @@ type Tokenizer struct {
 	scores []float32
 	pieces []string // the bytes each token stands for
 	eog    []bool
+	fim    FIM
 
 	bos, eos, unk  int32
 	addBOS, addEOS bool

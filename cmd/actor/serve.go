@@ -24,7 +24,7 @@ type serveFlags struct {
 	runs           string
 	addr           string
 	token          string
-	queue          int
+	queue, reuse   int
 	timeout, grace time.Duration
 	watch          time.Duration
 }
@@ -36,7 +36,7 @@ func newServeCmd(g *globalFlags) *cobra.Command {
 		Use:   "serve --repo DIR... [--addr 127.0.0.1:8080]",
 		Short: "Serve completions and repository-aware generation over HTTP, with a web page",
 		Long: `Load the model, the probe and the encoder once, index the repositories
-(incrementally; re-read when their Python files change, see --watch) and
+(incrementally; re-read when their source files change, see --watch) and
 answer on --addr:
 
   GET  /                               the web page
@@ -49,6 +49,11 @@ answer on --addr:
   GET  /v1/actor/info                  model, methods, repositories
   GET  /v1/repos, /v1/repos/NAME/functions
   POST /v1/repos/NAME/reindex          re-read a repository after its files changed
+  POST /infill                         llama.cpp's code completion at an editor's cursor (llama.vim,
+                                       llama.vscode): the repository's context and the editor's chunks
+                                       in the model's repository and fill-in-the-middle layout; the
+                                       previous request's cache reused (--cache-reuse)
+  GET  /health, /props                 llama.cpp's status and settings
   GET  /v1/runs[?run=NAME[&task=ID&sample=N]]  with --runs: run folders, a run's samples
                                        with pass/fail and the failure reason, a sample's trace
 
@@ -72,8 +77,9 @@ See docs/openapi.yaml.`,
 	fs.StringVar(&f.token, "token", "", "bearer token required of clients (default $ACTOR_TOKEN)")
 	fs.IntVar(&f.queue, "queue", serve.DefaultQueue, "requests admitted at once, the running one included (more get 429)")
 	fs.DurationVar(&f.timeout, "timeout", serve.DefaultTimeout, "time limit of a request, its wait in the queue included")
-	fs.DurationVar(&f.watch, "watch", 5*time.Second, "how often the repositories' Python files are checked for changes, a changed one re-read (0: only on POST /v1/repos/NAME/reindex)")
+	fs.DurationVar(&f.watch, "watch", 5*time.Second, "how often the repositories' source files are checked for changes, a changed one re-read (0: only on POST /v1/repos/NAME/reindex)")
 	fs.DurationVar(&f.grace, "grace", 30*time.Second, "on SIGINT/SIGTERM, time running requests get to finish before they are cancelled")
+	fs.IntVar(&f.reuse, "cache-reuse", 32, "POST /infill: reuse runs of at least this many cached tokens that only moved (the text after the cursor); 0: only the common prefix")
 	return cmd
 }
 
@@ -96,7 +102,8 @@ func (f *serveFlags) run(cmd *cobra.Command, stderr io.Writer) error {
 	defer pl.Close()
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	srv, err := serve.New(ctx, pl, serve.Config{Repos: f.repos, Runs: f.runs, Token: f.token, Queue: f.queue, Timeout: f.timeout, Watch: f.watch, Log: stderr})
+	srv, err := serve.New(ctx, pl, serve.Config{Repos: f.repos, Runs: f.runs, Token: f.token, Queue: f.queue, Timeout: f.timeout, Watch: f.watch,
+		CacheReuse: f.reuse, Log: stderr})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}

@@ -1,0 +1,147 @@
+// Package infill is code completion at an editor's cursor: the text around
+// the cursor (what llama.cpp's /infill takes) laid out in the model's
+// fill-in-the-middle tokens after the repository's context, the sampler
+// llama.cpp uses for it, and the rules that end a completion (stop
+// strings, the indentation of a new line, a time limit after a newline).
+package infill
+
+import (
+	"errors"
+
+	"actor/tokenizer"
+)
+
+// Chunk is a piece of context shown before the cursor's file: an editor's
+// chunk (a yanked region, part of an open or saved file) or a snippet of
+// the repository.
+type Chunk struct {
+	// Path is the file the text comes from, as the prompt names it.
+	Path string
+	Text string
+	// Source says where it came from ("editor", or a repository source:
+	// "symbol", "block"), for the answer's description of the context.
+	Source string
+}
+
+// Input is an editor's completion request at its cursor.
+type Input struct {
+	// Prefix is the text above the cursor's line, Middle the cursor's
+	// line up to the cursor (llama.cpp's "prompt"), Suffix the rest of the
+	// line and the text below.
+	Prefix, Middle, Suffix string
+	// Path is the file's path in its repository ("" when not known).
+	Path string
+	// Repo names the repository in the repository layout ("" when not
+	// known).
+	Repo string
+}
+
+// Budget bounds the parts of a prompt in tokens.
+type Budget struct {
+	// Prefix and Suffix bound the text before and after the cursor: the
+	// end of the prefix and the start of the suffix are kept. The suffix
+	// shares its bound with the cursor line's text (Middle).
+	Prefix, Suffix int
+	// Context bounds the chunks before the cursor's file; chunks are
+	// dropped from the first (farthest from the cursor) on.
+	Context int
+}
+
+// BatchBudget is llama.cpp's division of a prompt for a batch of n
+// tokens and a context of ctx positions, n tokens to predict: three
+// quarters of the batch for the prefix, a quarter for the suffix, and
+// what the context leaves after the batch and twice the prediction for
+// the chunks.
+func BatchBudget(batch, ctx, predict int) Budget {
+	return Budget{Prefix: 3 * (batch / 4), Suffix: batch / 4, Context: max(0, ctx-batch-2*predict)}
+}
+
+// The names llama.cpp writes when it knows neither the repository nor the
+// file; the same words keep a prompt without context equal to llama.cpp's.
+const (
+	unknownRepo = "myproject"
+	unknownFile = "filename"
+)
+
+// Prompt is a laid-out completion prompt.
+type Prompt struct {
+	IDs []int32
+	// Chunks are the context chunks it shows, in prompt order.
+	Chunks []Chunk
+	// Truncated: the prefix, the suffix or the chunks were cut to fit.
+	Truncated bool
+}
+
+// ErrNoFIM is returned for a model whose vocabulary has no
+// fill-in-the-middle tokens.
+var ErrNoFIM = errors.New("the model has no fill-in-the-middle tokens")
+
+// Layout lays out a completion as llama.cpp's /infill does, with the
+// repository-level layout when the model has its tokens:
+//
+//	<repo>NAME\n <sep>PATH\n TEXT ... <sep>FILE\n <pre>PREFIX MIDDLE <suf>SUFFIX <mid>
+//
+// the chunks in the order given (those that do not fit dropped from the
+// first on, whole), without the repository tokens the chunks' texts one
+// after another before <pre>. Texts are encoded as plain text: a special
+// token's name in the editor's text stays text.
+func Layout(tok *tokenizer.Tokenizer, in Input, chunks []Chunk, b Budget) (Prompt, error) {
+	fim := tok.FIM()
+	if !fim.Infill() {
+		return Prompt{}, ErrNoFIM
+	}
+	var p Prompt
+	prefix := tok.Encode(in.Prefix, false)
+	middle := tok.Encode(in.Middle, false)
+	suffix := tok.Encode(in.Suffix, false)
+	if n := max(0, b.Prefix); len(prefix) > n {
+		prefix, p.Truncated = prefix[len(prefix)-n:], true
+	}
+	if n := max(0, b.Suffix-2-len(middle)); len(suffix) > n {
+		suffix, p.Truncated = suffix[:n], true
+	}
+	var head, file []int32
+	encoded := make([][]int32, len(chunks))
+	if fim.Repository() {
+		repo, path := in.Repo, in.Path
+		if repo == "" {
+			repo = unknownRepo
+		}
+		if path == "" {
+			path = unknownFile
+		}
+		head = append([]int32{fim.Repo}, tok.Encode(repo+"\n", false)...)
+		file = append([]int32{fim.Sep}, tok.Encode(path+"\n", false)...)
+		for i, c := range chunks {
+			encoded[i] = append(append([]int32{fim.Sep}, tok.Encode(c.Path+"\n", false)...), tok.Encode(c.Text, false)...)
+		}
+	} else {
+		for i, c := range chunks {
+			encoded[i] = tok.Encode(c.Text, false)
+		}
+	}
+	used := len(head) + len(file)
+	first := len(chunks)
+	for first > 0 && used+len(encoded[first-1]) <= b.Context {
+		first--
+		used += len(encoded[first])
+	}
+	p.Truncated = p.Truncated || first > 0
+	var ids []int32
+	if used <= b.Context { // else not even the headers fit: no context at all
+		ids = append(ids, head...)
+		for i := first; i < len(chunks); i++ {
+			ids = append(ids, encoded[i]...)
+			p.Chunks = append(p.Chunks, chunks[i])
+		}
+		ids = append(ids, file...)
+	}
+	if tok.AddsBOS() {
+		ids = append(ids, tok.BOS())
+	}
+	ids = append(append(ids, fim.Prefix), prefix...)
+	ids = append(append(ids, middle...), fim.Suffix)
+	ids = append(append(ids, suffix...), fim.Middle)
+	p.IDs = ids
+	return p, nil
+}

@@ -1,0 +1,145 @@
+package infill
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"actor/internal/testsupport"
+	"actor/symbols"
+)
+
+// inventory reads examples/inventory as a served repository.
+func inventory(t *testing.T) (*Repository, map[string][]byte) {
+	t.Helper()
+	root := testsupport.Fixture(t, "examples/inventory")
+	files := map[string][]byte{}
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".py") {
+			b, _ := os.ReadFile(p)
+			rel, _ := filepath.Rel(root, p)
+			files[filepath.ToSlash(rel)] = b
+		}
+		return nil
+	})
+	return NewRepository("inventory", files, symbols.New(files)), files
+}
+
+// around cuts a file's text at the start of a line (1-based), as the
+// plugins do: the lines above, and the line with the ones below.
+func around(src []byte, line int) (prefix, suffix string) {
+	lines := strings.SplitAfter(string(src), "\n")
+	return strings.Join(lines[:line-1], ""), "\n" + strings.Join(lines[line:], "")
+}
+
+// TestFilesFind finds the file and the line of a cursor from the text
+// around it, and refuses text that is in no file or in two.
+func TestFilesFind(t *testing.T) {
+	r, files := inventory(t)
+	prefix, suffix := around(files["inventory/report.py"], 8)
+	if path, line, ok := r.Files.Find(prefix, suffix); !ok || path != "inventory/report.py" || line != 8 {
+		t.Errorf("found %s:%d (%v), want inventory/report.py:8", path, line, ok)
+	}
+	// edited text: a line typed above the cursor, the cursor's line moved
+	edited := strings.Replace(prefix, "from .stock import Item, in_stock\n", "from .stock import Item, in_stock\nimport sys\n", 1)
+	if path, line, ok := r.Files.Find(edited, suffix); !ok || path != "inventory/report.py" || line != 8 {
+		t.Errorf("edited: found %s:%d (%v)", path, line, ok)
+	}
+	if line := r.Files.Line("inventory/report.py", prefix, suffix); line != 8 {
+		t.Errorf("Line: %d", line)
+	}
+	if _, _, ok := r.Files.Find("nothing = 'here at all'\nreally_nothing()\n", "\n"); ok {
+		t.Error("found a file for text in none")
+	}
+	twins := NewFiles(map[string][]byte{"a.py": []byte("value = compute()\nresult = value\n"), "b.py": []byte("value = compute()\nresult = value\n")})
+	if _, _, ok := twins.Find("value = compute()\nresult = value\n", "\n"); ok {
+		t.Error("chose one of two files with the same lines")
+	}
+}
+
+// TestRepositoryContext: at the cursor in report.py's stock_value, the
+// definitions the file imports and the blocks retrieved for the lines
+// above, none of what the editor's text shows.
+func TestRepositoryContext(t *testing.T) {
+	tok := qwen(t)
+	r, files := inventory(t)
+	prefix, _ := around(files["inventory/report.py"], 8)
+	cur := Cursor{Path: "inventory/report.py", Line: 8, Above: 7, Below: 7, Prefix: prefix}
+	chunks, err := r.Context(tok, cur, DefaultContextBudget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	sources := map[string]int{}
+	for _, c := range chunks {
+		sources[c.Source]++
+		text.WriteString(c.Path + "\n" + c.Text)
+		if c.Path == "inventory/report.py" {
+			t.Errorf("a chunk of the cursor's own file, which the editor shows: %q", c.Text)
+		}
+	}
+	for _, want := range []string{"def in_stock(items: list) -> list:", "def format_price(cents: int) -> str:", "class Item:"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the context lacks %q", want)
+		}
+	}
+	if sources[SourceSymbol] == 0 || sources[SourceBlock] == 0 {
+		t.Errorf("sources %v", sources)
+	}
+	// The same lines above the cursor, another text on its line: the same chunks.
+	again, _ := r.Context(tok, cur, DefaultContextBudget)
+	if len(again) != len(chunks) {
+		t.Fatalf("%d chunks, then %d", len(chunks), len(again))
+	}
+	for i := range again {
+		if again[i] != chunks[i] {
+			t.Errorf("chunk %d changed", i)
+		}
+	}
+	none, _ := r.Context(tok, cur, ContextBudget{})
+	if len(none) != 0 {
+		t.Errorf("no budget, %d chunks", len(none))
+	}
+}
+
+// TestRepositoryContextAnyLanguage: in a Go file the definitions of the
+// names the lines above the cursor use, from the repository's other
+// files, whole when short; blocks of other languages are retrieved too.
+func TestRepositoryContextAnyLanguage(t *testing.T) {
+	tok := qwen(t)
+	files := map[string][]byte{
+		"geo/point.go": []byte("package geo\n\n// Point is a place on the plane.\ntype Point struct {\n\tX, Y float64\n}\n\n" +
+			"// Distance is how far p is from q.\nfunc Distance(p, q Point) float64 {\n\treturn math.Hypot(p.X-q.X, p.Y-q.Y)\n}\n"),
+		"geo/route.go": []byte("package geo\n\n// Length sums the legs of a route.\nfunc Length(route []Point) float64 {\n\ttotal := 0.0\n" +
+			"\tfor i := 1; i < len(route); i++ {\n\t\ttotal += Distance(route[i-1], route[i])\n\t}\n\treturn total\n}\n"),
+		"web/map.js": []byte("export function drawRoute(route) {\n  return route.map((p) => [p.X, p.Y]);\n}\n"),
+	}
+	r := NewRepository("geo", files, symbols.New(files))
+	prefix, _ := around(files["geo/route.go"], 8)
+	chunks, err := r.Context(tok, Cursor{Path: "geo/route.go", Line: 8, Above: 7, Below: 3, Prefix: prefix}, DefaultContextBudget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	for _, c := range chunks {
+		text.WriteString(c.Source + " " + c.Path + "\n" + c.Text)
+	}
+	for _, want := range []string{"symbol geo/point.go\ntype Point struct {\n\tX, Y float64\n}", "symbol geo/point.go\nfunc Distance(p, q Point) float64 {"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the context lacks %q:\n%s", want, text.String())
+		}
+	}
+	if strings.Contains(text.String(), "func Length") {
+		t.Errorf("the editor's own definition came back:\n%s", text.String())
+	}
+	blocks := 0
+	for _, b := range r.Corpus.Blocks {
+		if b.Path == "web/map.js" {
+			blocks++
+		}
+	}
+	if blocks == 0 {
+		t.Error("no blocks of the JavaScript file")
+	}
+}

@@ -1,0 +1,159 @@
+// Command editreplay replays an editing session against a server's POST
+// /infill: the bodies of a file's functions are deleted and typed again,
+// a request at every word as llama.vim sends it while a person types (its
+// fields and defaults: the lines around the cursor, 128 tokens at most,
+// 1 s after a newline, top-k 40, top-p 0.90 and the infill sampler, a
+// fixed seed). It prints per request the latency at the client and the
+// prompt tokens the server took from its cache, then the first (cold)
+// request's latency and the others' (warm) p50 and p95.
+//
+//	go run ./scripts/bench/editreplay -file DIR/pkg/mod.py -url http://127.0.0.1:8012 [-functions 3] [-out LOG.jsonl]
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"actor/codesrc"
+)
+
+// request is one keystroke's request and what came of it.
+type request struct {
+	N       int     `json:"n"`
+	Line    int     `json:"line"`
+	Typed   string  `json:"typed"`
+	Seconds float64 `json:"seconds"`
+	CacheN  int     `json:"cache_n"`
+	PromptN int     `json:"prompt_n"`
+	Content string  `json:"content"`
+}
+
+func main() {
+	file := flag.String("file", "", "a source file of a served repository")
+	url := flag.String("url", "http://127.0.0.1:8012", "the server")
+	functions := flag.Int("functions", 3, "how many of the file's functions (the first ones with a body of 2 to 12 lines) to type again")
+	out := flag.String("out", "", "also write each request as a JSON line here")
+	flag.Parse()
+	if err := replay(*file, *url, *functions, *out); err != nil {
+		fmt.Fprintln(os.Stderr, "editreplay:", err)
+		os.Exit(1)
+	}
+}
+
+func replay(file, url string, functions int, out string) error {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	lines := strings.Split(strings.TrimSuffix(string(src), "\n"), "\n")
+	var log io.Writer = io.Discard
+	if out != "" {
+		f, err := os.Create(out)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		log = f
+	}
+	var secs []float64
+	n := 0
+	for _, d := range codesrc.Definitions(file, src) {
+		body := d.End - d.Start
+		if d.Kind != "function" && d.Kind != "method" || body < 2 || body > 12 || functions == 0 {
+			continue
+		}
+		functions--
+		for ln := d.Start + 1; ln <= min(d.End, len(lines)); ln++ {
+			line := lines[ln-1]
+			indent := len(line) - len(strings.TrimLeft(line, " \t"))
+			above := strings.Join(lines[max(0, ln-1-256):ln-1], "\n") + "\n"
+			below := strings.Join(lines[ln:min(len(lines), ln+64)], "\n") + "\n"
+			for _, cut := range wordEnds(line, indent) {
+				r, err := ask(url, above, line[:cut], "\n"+below, indent)
+				if err != nil {
+					return fmt.Errorf("line %d: %w", ln, err)
+				}
+				n++
+				r.N, r.Line, r.Typed = n, ln, line[:cut]
+				secs = append(secs, r.Seconds)
+				b, _ := json.Marshal(r)
+				fmt.Fprintf(log, "%s\n", b)
+				fmt.Printf("%3d  line %3d  %6.2f s  cached %4d  computed %4d  %q\n", n, ln, r.Seconds, r.CacheN, r.PromptN, r.Typed)
+			}
+		}
+	}
+	if len(secs) < 2 {
+		return errors.New("no function to type")
+	}
+	warm := slices.Clone(secs[1:])
+	slices.Sort(warm)
+	fmt.Printf("requests %d; cold %.2f s; warm p50 %.2f s, p95 %.2f s\n", len(secs), secs[0], quantile(warm, 0.5), quantile(warm, 0.95))
+	return nil
+}
+
+// wordEnds are the cursor's places while a line is typed: after its
+// indentation, then after each word (where a person pauses long enough
+// for the plugin's request).
+func wordEnds(line string, indent int) []int {
+	out := []int{indent}
+	for i := indent + 1; i <= len(line); i++ {
+		if i == len(line) || line[i] == ' ' || line[i] == '(' || line[i] == '.' {
+			out = append(out, i)
+		}
+	}
+	return slices.Compact(out)
+}
+
+// quantile is the inclusive quantile of sorted values.
+func quantile(sorted []float64, q float64) float64 {
+	pos := q * float64(len(sorted)-1)
+	i := int(pos)
+	if i+1 >= len(sorted) {
+		return sorted[len(sorted)-1]
+	}
+	return sorted[i] + (pos-float64(i))*(sorted[i+1]-sorted[i])
+}
+
+// ask sends one request as llama.vim does.
+func ask(url, prefix, middle, suffix string, indent int) (request, error) {
+	if strings.TrimSpace(middle) == "" {
+		middle, indent = "", 0 // llama.vim: a line of whitespace starts over
+	}
+	body, _ := json.Marshal(map[string]any{"id_slot": 0, "input_prefix": prefix, "input_suffix": suffix, "input_extra": []any{},
+		"prompt": middle, "n_predict": 128, "stop": []string{}, "n_indent": indent, "top_k": 40, "top_p": 0.90,
+		"samplers": []string{"top_k", "top_p", "infill"}, "stream": false, "cache_prompt": true, "t_max_prompt_ms": 500,
+		"t_max_predict_ms": 1000, "seed": 1})
+	start := time.Now()
+	resp, err := http.Post(url+"/infill", "application/json", bytes.NewReader(body))
+	if err != nil {
+		return request{}, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return request{}, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return request{}, fmt.Errorf("%s: %s", resp.Status, b)
+	}
+	var ans struct {
+		Content string `json:"content"`
+		Timings struct {
+			CacheN  int `json:"cache_n"`
+			PromptN int `json:"prompt_n"`
+		} `json:"timings"`
+	}
+	if err := json.Unmarshal(b, &ans); err != nil {
+		return request{}, err
+	}
+	return request{Seconds: time.Since(start).Seconds(), CacheN: ans.Timings.CacheN, PromptN: ans.Timings.PromptN, Content: ans.Content}, nil
+}

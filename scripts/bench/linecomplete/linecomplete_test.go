@@ -1,0 +1,54 @@
+package main
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestEditSim(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want float64
+	}{
+		{"", "", 1}, {"abc", "abc", 1}, {"abc", "", 0}, {"kitten", "sitting", 1 - 3.0/7}, {"é", "e", 0},
+	} {
+		if got := editSim(c.a, c.b); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("editSim(%q, %q) = %g, want %g", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+// TestPrepare masks lines of function bodies only, with the plugins'
+// prefix and suffix around them and the same chunks for a file's lines.
+func TestPrepare(t *testing.T) {
+	dir := t.TempDir()
+	src := "package a\n\n// F adds.\nfunc F(a, b int) int {\n\tsum := a + b\n\tif sum > 100 {\n\t\tsum = 100\n\t}\n\treturn sum\n}\n"
+	other := "package a\n\nfunc G() string {\n\treturn \"other file\"\n}\n"
+	os.WriteFile(filepath.Join(dir, "a.go"), []byte(src), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.go"), []byte(other), 0o644)
+	out := filepath.Join(dir, "tasks.jsonl")
+	if err := prepare([]string{"-src", dir, "-lang", "go", "-n", "5", "-out", out}); err != nil {
+		t.Fatal(err)
+	}
+	tasks, err := readLines[task](out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(src, "\n")
+	var ids []string
+	for _, k := range tasks {
+		ids = append(ids, k.ID)
+		if k.Prefix+k.Target+k.Suffix != src && k.Path == "a.go" {
+			t.Errorf("%s: prefix, line and suffix are not the file", k.ID)
+		}
+		if k.Path == "a.go" && k.Target != lines[k.Line-1] || len(k.Chunks) == 0 || k.Chunks[0].Filename == k.Path {
+			t.Errorf("%s: target %q, chunks %+v", k.ID, k.Target, k.Chunks)
+		}
+	}
+	if strings.Join(ids, " ") != "a.go:5 a.go:6 a.go:9 b.go:4" {
+		t.Errorf("masked %v", ids)
+	}
+}

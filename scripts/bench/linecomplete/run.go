@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+)
+
+// result is one task's answer.
+type result struct {
+	ID      string  `json:"id"`
+	Lang    string  `json:"lang"`
+	Mode    string  `json:"mode"`
+	Target  string  `json:"target"`
+	Got     string  `json:"got"`
+	Exact   bool    `json:"exact"`
+	EditSim float64 `json:"edit_sim"`
+	// Seconds is the request's time at the client; CacheN and PromptN
+	// the server's prompt tokens taken from its cache and computed.
+	Seconds float64 `json:"seconds"`
+	CacheN  int     `json:"cache_n"`
+	PromptN int     `json:"prompt_n"`
+}
+
+func run(args []string) error {
+	fs := flag.NewFlagSet("run", flag.ExitOnError)
+	tasksFile := fs.String("tasks", "", "tasks file (prepare's)")
+	url := fs.String("url", "http://127.0.0.1:8012", "the server")
+	mode := fs.String("mode", "repo", "none, chunks, repo or both")
+	out := fs.String("out", "", "results file (JSON lines; appended, done tasks skipped)")
+	limit := fs.Int("limit", 0, "stop after this many new tasks (0: all)")
+	fs.Parse(args)
+	if *tasksFile == "" || *out == "" {
+		return errors.New("run: give -tasks and -out")
+	}
+	if *mode != "none" && *mode != "chunks" && *mode != "repo" && *mode != "both" {
+		return fmt.Errorf("run: -mode %q: want none, chunks, repo or both", *mode)
+	}
+	tasks, err := readLines[task](*tasksFile)
+	if err != nil {
+		return err
+	}
+	done := map[string]bool{}
+	if old, err := readLines[result](*out); err == nil {
+		for _, r := range old {
+			done[r.ID] = true
+		}
+	}
+	f, err := os.OpenFile(*out, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	n := 0
+	for _, t := range tasks {
+		if done[t.ID] {
+			continue
+		}
+		if *limit > 0 && n == *limit {
+			break
+		}
+		r, err := ask(*url, *mode, t)
+		if err != nil {
+			return fmt.Errorf("%s: %w", t.ID, err)
+		}
+		b, _ := json.Marshal(r)
+		if _, err := f.Write(append(b, '\n')); err != nil {
+			return err
+		}
+		if err := f.Sync(); err != nil {
+			return err
+		}
+		n++
+	}
+	fmt.Fprintf(os.Stderr, "%d new results, %d before\n", n, len(done))
+	return nil
+}
+
+// ask sends one task as llama.vscode would and scores the answer.
+func ask(url, mode string, t task) (result, error) {
+	req := map[string]any{"input_prefix": t.Prefix, "input_suffix": t.Suffix, "prompt": "", "n_predict": 48,
+		"n_indent": t.Indent, "temperature": 0, "samplers": []string{"temperature"}, "stop": []string{"\n"},
+		"cache_prompt": true, "context": mode == "repo" || mode == "both"}
+	if mode == "chunks" || mode == "both" {
+		req["input_extra"] = t.Chunks
+	}
+	body, _ := json.Marshal(req)
+	start := time.Now()
+	resp, err := http.Post(url+"/infill", "application/json", bytes.NewReader(body))
+	if err != nil {
+		return result{}, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return result{}, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return result{}, fmt.Errorf("%s: %s", resp.Status, b)
+	}
+	var ans struct {
+		Content string `json:"content"`
+		Timings struct {
+			CacheN  int `json:"cache_n"`
+			PromptN int `json:"prompt_n"`
+		} `json:"timings"`
+	}
+	if err := json.Unmarshal(b, &ans); err != nil {
+		return result{}, err
+	}
+	got := strings.SplitN(ans.Content, "\n", 2)[0]
+	want, have := strings.TrimSpace(t.Target), strings.TrimSpace(got)
+	return result{ID: t.ID, Lang: t.Lang, Mode: mode, Target: t.Target, Got: got, Exact: want == have,
+		EditSim: editSim(want, have), Seconds: time.Since(start).Seconds(), CacheN: ans.Timings.CacheN, PromptN: ans.Timings.PromptN}, nil
+}
+
+// editSim is 1 - Levenshtein distance / the longer length, over runes.
+func editSim(a, b string) float64 {
+	x, y := []rune(a), []rune(b)
+	if len(x) == 0 && len(y) == 0 {
+		return 1
+	}
+	prev := make([]int, len(y)+1)
+	cur := make([]int, len(y)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(x); i++ {
+		cur[0] = i
+		for j := 1; j <= len(y); j++ {
+			sub := prev[j-1]
+			if x[i-1] != y[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return 1 - float64(prev[len(y)])/float64(max(len(x), len(y)))
+}
+
+// readLines reads a JSON-lines file.
+func readLines[T any](path string) ([]T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []T
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var v T
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		out = append(out, v)
+	}
+	return out, sc.Err()
+}

@@ -1,0 +1,349 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"actor/engine"
+	"actor/generate"
+	"actor/internal/testsupport"
+	"actor/pipeline"
+	"actor/pysrc"
+)
+
+// qwen is Qwen2.5-Coder-0.5B with RawPrompt and no encoder, opened once
+// for the package's tests (each test serves it anew).
+var qwen struct {
+	once sync.Once
+	p    *pipeline.Pipeline
+	err  error
+}
+
+// qwenServer serves the example repository with Qwen2.5-Coder-0.5B
+// (cfg's other settings as given).
+func qwenServer(t *testing.T, cfg Config) (*Server, *httptest.Server) {
+	t.Helper()
+	model := testsupport.Model(t, "qwen2.5-coder-0.5b")
+	qwen.once.Do(func() {
+		meth := pipeline.DefaultMethod()
+		meth.Method, meth.Encoder = generate.MethodRawPrompt, "none"
+		qwen.p, qwen.err = pipeline.Open(pipeline.Options{Model: model, Engine: engine.Options{Threads: 1}, Method: meth,
+			Config: generate.DefaultConfig})
+	})
+	if qwen.err != nil {
+		t.Fatal(qwen.err)
+	}
+	cfg.Repos = []string{exampleRepo(t)}
+	return newServer(t, qwen.p, cfg)
+}
+
+// exampleRepo is examples/inventory.
+func exampleRepo(t *testing.T) string {
+	t.Helper()
+	return testsupport.Fixture(t, "examples/inventory")
+}
+
+// editorRequest reads a recorded request of an editor plugin.
+func editorRequest(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "editors", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// decodeObject reads a JSON object, failing the test otherwise.
+func decodeObject(t *testing.T, b []byte) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("answer %q: %v", b, err)
+	}
+	return m
+}
+
+// TestInfillEditorContracts answers the recorded requests of llama.vim
+// and llama.vscode with the fields each reads, in the shape it parses.
+func TestInfillEditorContracts(t *testing.T) {
+	_, ts := qwenServer(t, Config{})
+	vimFields := []string{"content", "timings/prompt_n", "timings/prompt_ms", "timings/prompt_per_token_ms",
+		"timings/prompt_per_second", "timings/predicted_n", "timings/predicted_ms", "timings/predicted_per_token_ms",
+		"timings/predicted_per_second", "truncated", "tokens_cached"}
+
+	// llama.vim's ring update: the chunks alone, nothing to predict, no field asked.
+	code, b := call(t, "POST", ts.URL+"/infill", editorRequest(t, "llama-vim-ring"))
+	if code != 200 || strings.TrimSpace(string(b)) != "{}" {
+		t.Errorf("llama.vim ring update: %d %s", code, b)
+	}
+	// llama.vim's completion: one line matching its quick check, every
+	// field it names under its path.
+	code, b = call(t, "POST", ts.URL+"/infill", editorRequest(t, "llama-vim-fim"))
+	if code != 200 || bytes.Count(bytes.TrimSpace(b), []byte("\n")) != 0 || !regexp.MustCompile(`^\s*\{.*"content"\s*:"`).Match(b) {
+		t.Fatalf("llama.vim completion: %d %s", code, b)
+	}
+	vim := decodeObject(t, b)
+	if len(vim) != len(vimFields) {
+		t.Errorf("llama.vim answer has %d fields, asked %d: %s", len(vim), len(vimFields), b)
+	}
+	for _, f := range vimFields {
+		var ok bool
+		switch f {
+		case "content":
+			_, ok = vim[f].(string)
+		case "truncated":
+			_, ok = vim[f].(bool)
+		default:
+			_, ok = vim[f].(float64)
+		}
+		if !ok {
+			t.Errorf("llama.vim reads %s: %v", f, vim[f])
+		}
+	}
+
+	// llama.vscode: the preparing request, then a completion.
+	code, b = call(t, "POST", ts.URL+"/infill", editorRequest(t, "llama-vscode-prepare"))
+	if prep := decodeObject(t, b); code != 200 || prep["content"] != "" {
+		t.Errorf("llama.vscode prepare: %d %s", code, b)
+	}
+	code, b = call(t, "POST", ts.URL+"/infill", editorRequest(t, "llama-vscode-fim"))
+	vsc := decodeObject(t, b)
+	if _, ok := vsc["content"].(string); code != 200 || !ok {
+		t.Fatalf("llama.vscode completion: %d %s", code, b)
+	}
+	if gs, ok := vsc["generation_settings"].(map[string]any); !ok || gs["n_ctx"] != float64(4096) {
+		t.Errorf("llama.vscode reads generation_settings.n_ctx: %v", vsc["generation_settings"])
+	}
+	tm, _ := vsc["timings"].(map[string]any)
+	for _, f := range []string{"prompt_n", "prompt_ms", "prompt_per_second", "predicted_n", "predicted_ms", "predicted_per_second"} {
+		if _, ok := tm[f].(float64); !ok {
+			t.Errorf("llama.vscode reads timings.%s: %v", f, tm[f])
+		}
+	}
+	if _, ok := vsc["tokens_cached"].(float64); !ok || vsc["truncated"] != false {
+		t.Errorf("llama.vscode reads tokens_cached and truncated: %v %v", vsc["tokens_cached"], vsc["truncated"])
+	}
+}
+
+// TestInfillHealthAndProps answers what the plugins and llama.cpp's
+// clients probe.
+func TestInfillHealthAndProps(t *testing.T) {
+	_, ts := qwenServer(t, Config{})
+	if code, b := call(t, "GET", ts.URL+"/health", ""); code != 200 || decodeObject(t, b)["status"] != "ok" {
+		t.Errorf("health: %d %s", code, b)
+	}
+	code, b := call(t, "GET", ts.URL+"/props", "")
+	if gs, _ := decodeObject(t, b)["default_generation_settings"].(map[string]any); code != 200 || gs["n_ctx"] != float64(4096) {
+		t.Errorf("props: %d %s", code, b)
+	}
+}
+
+// TestInfillBadBodies answers bad requests 4xx with the server's JSON
+// errors.
+func TestInfillBadBodies(t *testing.T) {
+	_, ts := qwenServer(t, Config{})
+	for _, c := range []struct {
+		body string
+		code int
+		msg  string
+	}{
+		{`{"input_prefix":`, 400, "invalid JSON"},
+		{`{"input_prefix":5}`, 400, "input_prefix"},
+		{`{"input_extra":{"text":"x"}}`, 400, "input_extra"},
+		{`{"input_extra":[{"text":"x","filename":"a\nb"}]}`, 400, "filename"},
+		{`{"n_predict":-2}`, 400, "n_predict"},
+		{`{"top_p":1.5}`, 400, "top_p"},
+		{`{"top_k":-1}`, 400, "top_k"},
+		{`{"n_indent":-1}`, 400, "n_indent"},
+		{`{"samplers":["top_k","nucleus"]}`, 400, "nucleus"},
+		{`{"n_cmpl":0}`, 400, "n_cmpl"},
+		{`{"model":"other"}`, 404, "other"},
+		{`{"input_prefix":"` + strings.Repeat("x", DefaultMaxBody) + `"}`, 413, "over"},
+	} {
+		code, b := call(t, "POST", ts.URL+"/infill", c.body)
+		var e errorBody
+		if err := json.Unmarshal(b, &e); code != c.code || err != nil || !strings.Contains(e.Error.Message, c.msg) {
+			t.Errorf("%.60s: %d %s, want %d naming %q", c.body, code, b, c.code, c.msg)
+		}
+	}
+}
+
+// TestInfillNoFIM: a model without fill-in-the-middle tokens answers 501.
+func TestInfillNoFIM(t *testing.T) {
+	p, repo := openTiny(t, 10)
+	_, ts := newServer(t, p, Config{Repos: []string{repo}})
+	code, b := call(t, "POST", ts.URL+"/infill", `{"input_prefix":"def f():\n","input_suffix":""}`)
+	if code != 501 || !strings.Contains(string(b), "fill-in-the-middle") {
+		t.Errorf("%d %s", code, b)
+	}
+}
+
+// TestInfillStream streams the same completion as a whole answer: pieces
+// with stop false, then the result with stop true and the timings, no
+// [DONE].
+func TestInfillStream(t *testing.T) {
+	_, ts := qwenServer(t, Config{})
+	req := `{"input_prefix":"def area(width, height):\n","prompt":"    return ","input_suffix":"\n\nprint(area(2, 3))\n",` +
+		`"n_predict":12,"temperature":0,"samplers":["temperature"]%s}`
+	code, b := call(t, "POST", ts.URL+"/infill", strings.Replace(req, "%s", "", 1))
+	whole := decodeObject(t, b)
+	if code != 200 || whole["content"] == "" || whole["stop"] != true {
+		t.Fatalf("whole: %d %s", code, b)
+	}
+	resp, err := http.Post(ts.URL+"/infill", "application/json", strings.NewReader(strings.Replace(req, "%s", `,"stream":true`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	evs, done := events(t, resp.Body)
+	var text strings.Builder
+	for _, ev := range evs[:len(evs)-1] {
+		if ev["stop"] != false {
+			t.Errorf("piece with stop %v", ev["stop"])
+		}
+		text.WriteString(ev["content"].(string))
+	}
+	last := evs[len(evs)-1]
+	if done || last["stop"] != true || last["timings"] == nil || text.String() != whole["content"] {
+		t.Errorf("stream %q (done %v, last %v), whole %q", text.String(), done, last, whole["content"])
+	}
+}
+
+// TestInfillPromptCache: a request that differs from the previous one by
+// what was typed at the cursor computes only the typed tokens and the
+// last one; the text after the cursor is placed, and the answer says so.
+// Without reuse past the prefix, the text after the cursor is computed.
+func TestInfillPromptCache(t *testing.T) {
+	suffix := "\n" + strings.Repeat("    x = compute(x)\n", 12) + "    return x\n"
+	req := func(middle string) string {
+		b, _ := json.Marshal(map[string]any{"input_prefix": "def run(x):\n", "prompt": middle, "input_suffix": suffix,
+			"n_predict": 1, "temperature": 0, "samplers": []string{"temperature"}})
+		return string(b)
+	}
+	for _, reuse := range []int{16, 0} {
+		s, ts := qwenServer(t, Config{CacheReuse: reuse})
+		call(t, "POST", ts.URL+"/infill", req("    x = "))
+		c0 := computed(s)
+		code, b := call(t, "POST", ts.URL+"/infill", req("    x = x + 1"))
+		ans := decodeObject(t, b)
+		tm := ans["timings"].(map[string]any)
+		cached, fresh := int(tm["cache_n"].(float64)), int(tm["prompt_n"].(float64))
+		total := int(ans["tokens_evaluated"].(float64))
+		if code != 200 || cached+fresh != total || computed(s)-c0 != fresh {
+			t.Fatalf("reuse %d: %d cached + %d computed of %d, the sessions computed %d", reuse, cached, fresh, total, computed(s)-c0)
+		}
+		if reuse > 0 && fresh > 6 || reuse == 0 && fresh < 60 {
+			t.Errorf("reuse %d: %d of %d prompt tokens computed", reuse, fresh, total)
+		}
+	}
+	// Two prompts in turn (a completion and the plugin's request for what
+	// follows it) each keep their cache.
+	s, ts := qwenServer(t, Config{})
+	other := strings.Replace(req("    x = "), "def run(x)", "class Other:\n    pass\n\n\ndef later(y)", 1)
+	call(t, "POST", ts.URL+"/infill", req("    x = "))
+	call(t, "POST", ts.URL+"/infill", other)
+	c0 := computed(s)
+	_, b := call(t, "POST", ts.URL+"/infill", req("    x = "))
+	if tm := decodeObject(t, b)["timings"].(map[string]any); tm["prompt_n"] != float64(1) || computed(s)-c0 != 1 {
+		t.Errorf("back to the first prompt: %v computed (the sessions %d), %v cached", tm["prompt_n"], computed(s)-c0, tm["cache_n"])
+	}
+}
+
+// computed counts the tokens the server's completion sessions computed.
+func computed(s *Server) int {
+	n := 0
+	for _, x := range s.caches.sess {
+		n += x.Computed()
+	}
+	return n
+}
+
+// TestInfillRepositoryContext: llama.vim's request, which names no file,
+// is found in the served repository and laid out in its repository
+// format with the definitions in scope and retrieved blocks; with
+// context false the prompt is llama.cpp's.
+func TestInfillRepositoryContext(t *testing.T) {
+	_, ts := qwenServer(t, Config{})
+	var req map[string]any
+	json.Unmarshal([]byte(editorRequest(t, "llama-vim-fim")), &req)
+	req["response_fields"], req["n_predict"] = nil, 0
+	body, _ := json.Marshal(req)
+	code, b := call(t, "POST", ts.URL+"/infill", string(body))
+	ans := decodeObject(t, b)
+	prompt, _ := ans["prompt"].(string)
+	sources := map[string]bool{}
+	for _, c := range ans["context"].([]any) {
+		sources[c.(map[string]any)["source"].(string)] = true
+	}
+	if code != 200 || !strings.HasPrefix(prompt, "<|repo_name|>inventory\n<|file_sep|>inventory/money.py\n") ||
+		!strings.Contains(prompt, "<|file_sep|>inventory/report.py\n<|fim_prefix|>") || !sources["editor"] || !sources["symbol"] ||
+		!strings.Contains(prompt, "class Item:") {
+		t.Errorf("%d, sources %v, prompt %q", code, sources, prompt)
+	}
+	req["context"] = false
+	body, _ = json.Marshal(req)
+	_, b = call(t, "POST", ts.URL+"/infill", string(body))
+	ans = decodeObject(t, b)
+	if p := ans["prompt"].(string); !strings.HasPrefix(p, "<|repo_name|>myproject\n") || !strings.Contains(p, "<|file_sep|>filename\n<|fim_prefix|>") || strings.Contains(p, "class Item:") {
+		t.Errorf("without context: %q", p)
+	}
+}
+
+// TestInfillQwenWritesParseableCode: Qwen2.5-Coder-0.5B, asked as
+// llama.vscode asks on the first line of a real function's body (the body
+// removed, the line's indentation typed: n_indent 4 and no text before
+// the cursor), writes a middle that leaves the file parseable.
+func TestInfillQwenWritesParseableCode(t *testing.T) {
+	_, ts := qwenServer(t, Config{})
+	repo := exampleRepo(t)
+	for _, c := range []struct {
+		file string
+		fn   string
+	}{
+		{"inventory/report.py", "stock_value"},
+		{"inventory/stock.py", "in_stock"},
+	} {
+		src, err := os.ReadFile(filepath.Join(repo, filepath.FromSlash(c.file)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pf, err := pysrc.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fn pysrc.Function
+		for _, f := range pf.Functions() {
+			if f.Name == c.fn {
+				fn = f
+			}
+		}
+		pf.Close()
+		lines := strings.SplitAfter(string(src), "\n")
+		prefix := strings.Join(lines[:fn.BodyStart-1], "")
+		suffix := "\n" + strings.Join(lines[fn.End:], "")
+		body, _ := json.Marshal(map[string]any{"input_prefix": prefix, "input_suffix": suffix, "prompt": "",
+			"n_predict": 64, "n_indent": 4, "temperature": 0, "samplers": []string{"temperature", "infill"}})
+		code, b := call(t, "POST", ts.URL+"/infill", string(body))
+		ans := decodeObject(t, b)
+		middle, _ := ans["content"].(string)
+		file := prefix + middle + suffix
+		parsed, err := pysrc.Parse([]byte(file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		broken := parsed.Root().HasError()
+		parsed.Close()
+		if code != 200 || strings.TrimSpace(middle) == "" || broken {
+			t.Errorf("%s: %d, middle %q leaves the file parseable: %v", c.fn, code, middle, !broken)
+		}
+		t.Logf("%s: %q", c.fn, middle)
+	}
+}
