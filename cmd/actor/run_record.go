@@ -37,9 +37,13 @@ type runRecord struct {
 // path, the block store's folder, the number of samples, batching, the
 // decoder's cache count, full probe scores and tracing change where and
 // how fast samples are made or what is kept of them, not the samples.
-// (Batched samples are the unbatched samples bit for bit, see
-// engine.Model.PrefillBatch; those made before it ran steps three to a
-// pass are draws of the same seeds that can differ, as between machines.)
+// Batching is counted with them: a batched sample draws from the same seed
+// with the same logits as an unbatched one, so the methods' samples are
+// equal, except ACToR's after a context change with block KV reuse, where
+// a lane reuses only its own rows (generate.GenerateSamples): such a
+// sample can differ as between machines. The experiments, which pair
+// samples task by task, keep batched and unbatched folders apart
+// (experiment.Settings.Lanes).
 func sampleSpec(s queue.Spec) queue.Spec {
 	m := &s.Method
 	m.Probe, m.KVStore, m.Samples, m.BatchSamples, m.KVCaches, m.FullProbs = "", "", 0, false, 0, false
