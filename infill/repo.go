@@ -35,9 +35,14 @@ type namedDef struct {
 	Path, Text string
 }
 
-// wholeLines: a definition of at most this many lines is shown whole,
-// a longer one by its header.
+// wholeLines: a definition of at most this many lines is shown whole; a
+// longer type by as many first lines (its first members), a longer
+// function by its header.
 const wholeLines = 12
+
+// typeKinds are the kinds of definitions that define types.
+var typeKinds = map[string]bool{"type": true, "struct": true, "class": true, "interface": true, "trait": true,
+	"enum": true, "record": true, "union": true}
 
 // NewRepository reads a repository's source files (path → content) with
 // its Python symbol table (nil: none).
@@ -53,8 +58,11 @@ func NewRepository(name string, files map[string][]byte, tab *symbols.Table) *Re
 		lines := strings.Split(string(files[p]), "\n")
 		for _, d := range codesrc.Definitions(p, files[p]) {
 			text := d.Header
-			if d.End-d.Start+1 <= wholeLines {
+			switch {
+			case d.End-d.Start+1 <= wholeLines:
 				text = strings.Join(lines[d.Start-1:min(d.End, len(lines))], "\n")
+			case typeKinds[d.Kind]: // its first members
+				text = strings.Join(lines[d.Start-1:min(d.Start-1+wholeLines, len(lines))], "\n")
 			}
 			r.defs[d.Name] = append(r.defs[d.Name], namedDef{d, p, text})
 		}
@@ -181,7 +189,7 @@ func (r *Repository) named(tok *tokenizer.Tokenizer, c Cursor, query string, tok
 	var kept []namedDef
 	used := 0
 	for _, w := range words {
-		if seen[w] {
+		if seen[w] || builtin[w] {
 			continue
 		}
 		seen[w] = true
@@ -228,6 +236,20 @@ type namedChunk struct {
 const maxPerName = 3
 
 var identifier = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+
+// builtin are the languages' built-in names and keywords that name no
+// definition worth showing even where a repository defines a method so
+// named (String, Error).
+var builtin = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`string int int8 int16 int32 int64 uint uint8 uint16 uint32 uint64 float32 float64
+		byte rune bool error any len cap make new append copy delete panic nil true false self this super null
+		undefined String Error Len Less Swap Equal Hash Clone Default Display Debug From Into Some None Ok Err
+		Object Integer Boolean Long Double toString equals hashCode size get set map filter reduce push pop`) {
+		builtin[w] = true
+	}
+}
 
 // cursorTarget is the function around line in a Python file's source
 // (the module's line itself when none, or when the file does not parse),
