@@ -114,6 +114,7 @@ func TestRepositoryContextAnyLanguage(t *testing.T) {
 		"geo/route.go": []byte("package geo\n\n// Length sums the legs of a route.\nfunc Length(route []Point) float64 {\n\ttotal := 0.0\n" +
 			"\tfor i := 1; i < len(route); i++ {\n\t\ttotal += Distance(route[i-1], route[i])\n\t}\n\treturn total\n}\n"),
 		"web/map.js": []byte("export function drawRoute(route) {\n  return route.map((p) => [p.X, p.Y]);\n}\n"),
+		"geo/names.go": []byte("package geo\n\nfunc (p Point) String() string { return \"point\" }\n\ntype float64 struct{}\n"),
 	}
 	r := NewRepository("geo", files, symbols.New(files))
 	prefix, _ := around(files["geo/route.go"], 8)
@@ -129,6 +130,9 @@ func TestRepositoryContextAnyLanguage(t *testing.T) {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("the context lacks %q:\n%s", want, text.String())
 		}
+	}
+	if strings.Contains(text.String(), "symbol geo/names.go") {
+		t.Errorf("a built-in name was looked up:\n%s", text.String())
 	}
 	if strings.Contains(text.String(), "func Length") {
 		t.Errorf("the editor's own definition came back:\n%s", text.String())
