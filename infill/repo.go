@@ -102,8 +102,9 @@ type Cursor struct {
 	// Above and Below are how many lines of the file the editor's text
 	// shows above and below the cursor's line.
 	Above, Below int
-	// Prefix is the editor's text above the cursor's line.
-	Prefix string
+	// Prefix is the editor's text above the cursor's line, Suffix the
+	// rest of its line and the text below.
+	Prefix, Suffix string
 }
 
 // Context returns the repository's chunks for a completion at the
@@ -156,8 +157,9 @@ func (r *Repository) Context(tok *tokenizer.Tokenizer, c Cursor, b ContextBudget
 	tc := generate.TokenCounter{Tok: tok, Special: true}
 	var kept []retrieve.Result
 	used := 0
+	near := nearLines(c.Prefix, c.Suffix)
 	for _, f := range found {
-		if covered(shown, f) {
+		if covered(shown, f) || similar(f.Text, near) {
 			continue
 		}
 		n, err := tc.CountTokens(retrieve.FileSepToken + f.Path + "\n" + f.Text + "\n")
@@ -265,6 +267,40 @@ func cursorTarget(path string, src []byte, line int) retrieve.Target {
 		t.Function, t.Prompt = fn, fn.Prompt
 	}
 	return t
+}
+
+// nearWindow is how many lines on each side of the cursor a retrieved
+// block is compared with.
+const nearWindow = 32
+
+// nearLines are the trimmed lines around the cursor.
+func nearLines(prefix, suffix string) map[string]bool {
+	above := strings.Split(prefix, "\n")
+	below := strings.Split(suffix, "\n")
+	out := map[string]bool{}
+	for _, l := range slices.Concat(above[max(0, len(above)-nearWindow):], below[:min(len(below), nearWindow)]) {
+		if t := strings.TrimSpace(l); t != "" {
+			out[t] = true
+		}
+	}
+	return out
+}
+
+// similar reports whether more than half of a block's lines are among the
+// lines around the cursor: a near copy of the code being written makes the
+// model repeat it rather than continue (llama.vim drops its chunks that
+// resemble the cursor's surroundings for the same reason).
+func similar(text string, near map[string]bool) bool {
+	n, common := 0, 0
+	for _, l := range strings.Split(text, "\n") {
+		if t := strings.TrimSpace(l); t != "" {
+			n++
+			if near[t] {
+				common++
+			}
+		}
+	}
+	return n > 0 && 2*common > n
 }
 
 // covered reports whether a shown definition holds all of r's lines.

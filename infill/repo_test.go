@@ -113,7 +113,7 @@ func TestRepositoryContextAnyLanguage(t *testing.T) {
 			"// Distance is how far p is from q.\nfunc Distance(p, q Point) float64 {\n\treturn math.Hypot(p.X-q.X, p.Y-q.Y)\n}\n"),
 		"geo/route.go": []byte("package geo\n\n// Length sums the legs of a route.\nfunc Length(route []Point) float64 {\n\ttotal := 0.0\n" +
 			"\tfor i := 1; i < len(route); i++ {\n\t\ttotal += Distance(route[i-1], route[i])\n\t}\n\treturn total\n}\n"),
-		"web/map.js": []byte("export function drawRoute(route) {\n  return route.map((p) => [p.X, p.Y]);\n}\n"),
+		"web/map.js":   []byte("export function drawRoute(route) {\n  return route.map((p) => [p.X, p.Y]);\n}\n"),
 		"geo/names.go": []byte("package geo\n\nfunc (p Point) String() string { return \"point\" }\n\ntype float64 struct{}\n"),
 	}
 	r := NewRepository("geo", files, symbols.New(files))
@@ -145,5 +145,14 @@ func TestRepositoryContextAnyLanguage(t *testing.T) {
 	}
 	if blocks == 0 {
 		t.Error("no blocks of the JavaScript file")
+	}
+}
+
+// TestSimilar: a block whose lines are mostly around the cursor is left
+// out of the context.
+func TestSimilar(t *testing.T) {
+	near := nearLines("a = 1\nb = 2\n  c = 3\n", "\nd = 4\n")
+	if !similar("a = 1\n\nc = 3\nx = 9", near) || similar("a = 1\nx = 9\ny = 8", near) || similar("", near) {
+		t.Error("similar")
 	}
 }
