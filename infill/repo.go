@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"actor/codesrc"
 	"actor/generate"
@@ -27,7 +28,28 @@ type Repository struct {
 	Files  *Files
 	// defs are the definitions of the files other than Python's, by name.
 	defs map[string][]namedDef
+	// spans are the lines of each file's definitions (the regions a
+	// context is kept for).
+	spans map[string][][2]int
+
+	mu    sync.Mutex
+	memo  map[regionKey][]Chunk
+	order []regionKey
 }
+
+// regionKey names the part of a file a context was made for, under a
+// budget.
+type regionKey struct {
+	path   string
+	region int
+	budget ContextBudget
+}
+
+// memoRegions bounds the contexts kept.
+const memoRegions = 64
+
+// regionLines is the size of the regions outside any definition.
+const regionLines = 32
 
 // namedDef is a definition, its file and its text as a chunk shows it.
 type namedDef struct {
@@ -48,15 +70,22 @@ var typeKinds = map[string]bool{"type": true, "struct": true, "class": true, "in
 // its Python symbol table (nil: none).
 func NewRepository(name string, files map[string][]byte, tab *symbols.Table) *Repository {
 	r := &Repository{Name: name, Corpus: &generate.Corpus{Name: name, Symbols: tab}, Files: NewFiles(files),
-		defs: map[string][]namedDef{}}
+		defs: map[string][]namedDef{}, spans: map[string][][2]int{}, memo: map[regionKey][]Chunk{}}
 	paths := slices.Sorted(maps.Keys(files))
 	for _, p := range paths {
 		r.Corpus.Blocks = append(r.Corpus.Blocks, codesrc.Split(p, files[p])...)
-		if codesrc.Lang(p) == nil || strings.HasSuffix(p, ".py") {
+		if codesrc.Lang(p) == nil {
+			continue
+		}
+		defs := codesrc.Definitions(p, files[p])
+		for _, d := range defs {
+			r.spans[p] = append(r.spans[p], [2]int{d.Start, d.End})
+		}
+		if strings.HasSuffix(p, ".py") {
 			continue
 		}
 		lines := strings.Split(string(files[p]), "\n")
-		for _, d := range codesrc.Definitions(p, files[p]) {
+		for _, d := range defs {
 			text := d.Header
 			switch {
 			case d.End-d.Start+1 <= wholeLines:
@@ -114,8 +143,49 @@ type Cursor struct {
 // the same blocks make the same prompt. What the editor's text shows
 // (the file's lines from Above lines over the cursor on, for blocks;
 // Above to Below, for definitions) is left out. Each part fits its
-// budget.
+// budget. The chunks are kept for the cursor's region (the innermost
+// definition around it): while the cursor stays there, new lines typed
+// above it change neither the context nor the cached prompt.
 func (r *Repository) Context(tok *tokenizer.Tokenizer, c Cursor, b ContextBudget) ([]Chunk, error) {
+	key := regionKey{c.Path, r.region(c.Path, c.Line), b}
+	r.mu.Lock()
+	kept, ok := r.memo[key]
+	r.mu.Unlock()
+	if ok {
+		return slices.Clone(kept), nil
+	}
+	out, err := r.context(tok, c, b)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	if len(r.order) == memoRegions {
+		delete(r.memo, r.order[0])
+		r.order = r.order[1:]
+	}
+	r.memo[key], r.order = slices.Clone(out), append(r.order, key)
+	r.mu.Unlock()
+	return out, nil
+}
+
+// region is the innermost definition of the file around line (its first
+// line), or, outside every definition, the regionLines lines around it
+// (negative numbers).
+func (r *Repository) region(path string, line int) int {
+	best := [2]int{0, 0}
+	for _, s := range r.spans[path] {
+		if s[0] <= line && line <= s[1] && (best[0] == 0 || s[0] >= best[0]) {
+			best = s
+		}
+	}
+	if best[0] > 0 {
+		return best[0]
+	}
+	return -1 - line/regionLines
+}
+
+// context makes the chunks Context keeps for a region.
+func (r *Repository) context(tok *tokenizer.Tokenizer, c Cursor, b ContextBudget) ([]Chunk, error) {
 	var out []Chunk
 	var shown []retrieve.Result
 	first := max(1, c.Line-c.Above)

@@ -87,8 +87,11 @@ func TestRepositoryContext(t *testing.T) {
 	if sources[SourceSymbol] == 0 || sources[SourceBlock] == 0 {
 		t.Errorf("sources %v", sources)
 	}
-	// The same lines above the cursor, another text on its line: the same chunks.
-	again, _ := r.Context(tok, cur, DefaultContextBudget)
+	// Another line of the same function, other lines above it: the same
+	// chunks (kept for the region); another function: made anew.
+	later := cur
+	later.Line, later.Prefix = 7, "zebra = quokka(narwhal)\n"
+	again, _ := r.Context(tok, later, DefaultContextBudget)
 	if len(again) != len(chunks) {
 		t.Fatalf("%d chunks, then %d", len(chunks), len(again))
 	}
@@ -96,6 +99,9 @@ func TestRepositoryContext(t *testing.T) {
 		if again[i] != chunks[i] {
 			t.Errorf("chunk %d changed", i)
 		}
+	}
+	if r.region("inventory/report.py", 8) != 6 || r.region("inventory/report.py", 13) != 11 || r.region("inventory/report.py", 2) >= 0 {
+		t.Errorf("regions %d %d %d", r.region("inventory/report.py", 8), r.region("inventory/report.py", 13), r.region("inventory/report.py", 2))
 	}
 	none, _ := r.Context(tok, cur, ContextBudget{})
 	if len(none) != 0 {
