@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"actor/pipeline"
+	"actor/runrecord"
 )
 
 // maxRefusals is how many times one item may be refused (a worker with
@@ -17,7 +18,7 @@ import (
 const maxRefusals = 3
 
 // Items makes the run's items from groups of jobs (pipeline.Groups).
-func Items(run string, spec Spec, groups [][]pipeline.Job) []Item {
+func Items(run string, spec runrecord.Spec, groups [][]pipeline.Job) []Item {
 	out := make([]Item, len(groups))
 	for i, g := range groups {
 		it := Item{Run: run, Spec: spec, Task: g[0].Task.ID}

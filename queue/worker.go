@@ -12,6 +12,7 @@ import (
 	"actor/models"
 	"actor/pipeline"
 	"actor/retrieve"
+	"actor/runrecord"
 )
 
 // Worker serves items with its own copies of the files through
@@ -51,11 +52,11 @@ func (w *Worker) Handle(ctx context.Context, it *Item) ([]Output, error) {
 	if task == nil {
 		return nil, fmt.Errorf("no task %q in the worker's data", it.Task)
 	}
-	own, err := ProjectSources([]*dataset.Task{task}, w.Repos, w.sources)
+	own, err := runrecord.ProjectSources([]*dataset.Task{task}, w.Repos, w.sources)
 	if err != nil {
 		return nil, err
 	}
-	if diff := sp.Identity.sourcesDiff(own); len(diff) > 0 {
+	if diff := sp.Identity.SourcesDiff(own); len(diff) > 0 {
 		return nil, fmt.Errorf("the worker's files differ from the run's: %s (--repos %s)", strings.Join(diff, "; "), w.Repos)
 	}
 	if err := w.open(ctx, sp, task); err != nil {
@@ -84,7 +85,7 @@ func (w *Worker) Handle(ctx context.Context, it *Item) ([]Output, error) {
 
 // open makes the pipeline the spec asks for, checking the worker's files
 // and the method's name against the run's.
-func (w *Worker) open(ctx context.Context, sp *Spec, task *dataset.Task) error {
+func (w *Worker) open(ctx context.Context, sp *runrecord.Spec, task *dataset.Task) error {
 	key := specKey(sp)
 	if key == w.spec {
 		return nil
@@ -96,11 +97,11 @@ func (w *Worker) open(ctx context.Context, sp *Spec, task *dataset.Task) error {
 	if err != nil {
 		return err
 	}
-	own, err := Identify(file, w.Model, m, w.set.Files, nil, "")
+	own, err := runrecord.Identify(file, w.Model, m, w.set.Files, nil, "")
 	if err != nil {
 		return err
 	}
-	if diff := sp.Identity.mismatch(own); diff != "" {
+	if diff := sp.Identity.Mismatch(own); diff != "" {
 		return fmt.Errorf("the worker's files differ from the run's: %s", diff)
 	}
 	opts := w.Engine
@@ -124,7 +125,7 @@ func (w *Worker) open(ctx context.Context, sp *Spec, task *dataset.Task) error {
 
 // specKey is what of a spec the pipeline depends on: not the sources,
 // which differ between runs over other tasks and are checked per item.
-func specKey(sp *Spec) string {
+func specKey(sp *runrecord.Spec) string {
 	id := sp.Identity
 	id.Sources = nil
 	b, _ := json.Marshal([]any{sp.Method, sp.MethodName, sp.Config, sp.ContextLength, id})

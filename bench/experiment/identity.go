@@ -15,7 +15,7 @@ import (
 
 	"actor/internal/atomicfile"
 	"actor/models"
-	"actor/sources"
+	"actor/runrecord"
 )
 
 // configFile records, in a run folder, what made its samples.
@@ -174,7 +174,7 @@ func (p *Plan) claim(r Run) error {
 		if have.DataSHA256 != "" && have.DataSHA256 != want.DataSHA256 {
 			return fmt.Errorf("%s holds samples of other benchmark data (SHA-256 %s, now %s of %s): use another --out", dir, have.DataSHA256, want.DataSHA256, p.Settings.Data)
 		}
-		merged, _, moved := sources.Merge(have.Sources, want.Sources)
+		merged, _, moved := runrecord.MergeSources(have.Sources, want.Sources)
 		if len(moved) > 0 {
 			var names []string
 			for _, m := range moved {

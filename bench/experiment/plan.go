@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"actor/generate"
+	"actor/runrecord"
 )
 
 // Names lists the experiments.
@@ -157,20 +158,14 @@ const DefaultSamples = 5
 // batchFlag decodes a task's samples together (actor run --batch-samples).
 const batchFlag = "--batch-samples"
 
-// Lanes is how many samples of a task decode side by side: n with
-// --batch-samples, else 1. Until the engine ran batched steps three to a
-// forward pass, four or more lanes rounded otherwise than one sample
-// alone (repacked quantised matrices take another kernel for four rows),
-// so the same seed drew other tokens: Table I's batched folders hold such
-// samples. Run folders record their lanes and are shared only at equal
-// lanes, which keeps those folders from being paired with samples made at
-// another n (batched samples made since are the unbatched ones, so for
-// them the rule only costs a separate reference).
+// Lanes is how many samples of a task decode side by side
+// (runrecord.Lanes, the one rule for batching): n with --batch-samples,
+// else 1. Run folders record their lanes and are shared only at equal
+// lanes, which keeps Table I's batched folders (made when four or more
+// lanes rounded otherwise) from being paired with samples made at another
+// n.
 func (s Settings) Lanes() int {
-	if s.N > 1 && slices.Contains(s.RunArgs, batchFlag) {
-		return s.N
-	}
-	return 1
+	return runrecord.Lanes(s.N, slices.Contains(s.RunArgs, batchFlag))
 }
 
 // referenceName is the reference run's folder name: "actor", or "actor-nN"

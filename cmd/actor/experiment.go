@@ -19,7 +19,7 @@ import (
 	"actor/generate"
 	"actor/models"
 	"actor/pipeline"
-	"actor/queue"
+	"actor/runrecord"
 
 	"github.com/spf13/cobra"
 )
@@ -150,7 +150,7 @@ func (f *experimentFlags) run(cmd *cobra.Command, name string, stdout, stderr io
 		s.Model = s.ModelFile
 	}
 	if !f.reportOnly && !f.dryRun { // rendering needs no repositories
-		if s.Sources, err = queue.ProjectSources(tasks, s.Repos, nil); err != nil {
+		if s.Sources, err = runrecord.ProjectSources(tasks, s.Repos, nil); err != nil {
 			return fmt.Errorf("experiment: %w", err)
 		}
 	}

@@ -21,7 +21,7 @@ import (
 	"actor/generate"
 	"actor/pipeline"
 	"actor/predictions"
-	"actor/queue"
+	"actor/runrecord"
 )
 
 // runFlags are the options of actor run.
@@ -178,7 +178,7 @@ func pickTasks(set *dataset.Set, ids []string, limit int) ([]*dataset.Task, erro
 // generateAll generates the samples of the tasks not yet in predFile with
 // produce, appending each to it (and its trace to OUT/traces.jsonl with
 // --trace) as it is done. The run's spec must match the one out records
-// for the method (claimRunFolder).
+// for the method (runrecord.Claim).
 func (f *runFlags) generateAll(ctx context.Context, r *pipeline.Runner, set *dataset.Set, tasks []*dataset.Task, cfg generate.Config,
 	predFile, out string, stderr io.Writer, produce producer) error {
 	done, err := predictions.Done(predFile)
@@ -198,7 +198,7 @@ func (f *runFlags) generateAll(ctx context.Context, r *pipeline.Runner, set *dat
 	if err != nil {
 		return err
 	}
-	if err := claimRunFolder(out, spec, len(done) > 0, stderr); err != nil {
+	if err := runrecord.Claim(out, spec, len(done) > 0, stderr); err != nil {
 		return err
 	}
 	n := f.Samples
@@ -241,13 +241,13 @@ func (f *runFlags) generateAll(ctx context.Context, r *pipeline.Runner, set *dat
 // A producer generates the jobs of a run (spec says how), here or on
 // workers, and passes each sample to store once, as it is done; done holds
 // the prediction keys already stored.
-type producer func(ctx context.Context, spec queue.Spec, jobs []pipeline.Job, done map[string]bool, store func(pipeline.Result) error) error
+type producer func(ctx context.Context, spec runrecord.Spec, jobs []pipeline.Job, done map[string]bool, store func(pipeline.Result) error) error
 
 // generateHere is the local producer: the runner generates the jobs in
 // turn, a task's samples together as a batch when batch is set
 // (--batch-samples).
 func generateHere(r *pipeline.Runner, batch bool) producer {
-	return func(ctx context.Context, _ queue.Spec, jobs []pipeline.Job, _ map[string]bool, store func(pipeline.Result) error) error {
+	return func(ctx context.Context, _ runrecord.Spec, jobs []pipeline.Job, _ map[string]bool, store func(pipeline.Result) error) error {
 		for _, group := range pipeline.Groups(jobs, batch) {
 			res, err := r.Run(ctx, group)
 			if err != nil {

@@ -10,22 +10,23 @@ import (
 	"actor/models"
 	"actor/pipeline"
 	"actor/queue"
+	"actor/runrecord"
 )
 
 // spec is how this actor run generates method's samples: its resolved
 // switches, sampling configuration and the hashes of the model, probe and
 // task files and of the sources of the tasks' projects. The run folder
-// records it (claimRunFolder) and every queue item carries it.
-func (f *runFlags) spec(set *dataset.Set, tasks []*dataset.Task, method string, cfg generate.Config) (queue.Spec, error) {
+// records it (runrecord.Claim) and every queue item carries it.
+func (f *runFlags) spec(set *dataset.Set, tasks []*dataset.Task, method string, cfg generate.Config) (runrecord.Spec, error) {
 	file, err := models.Resolve(f.model)
 	if err != nil {
-		return queue.Spec{}, err
+		return runrecord.Spec{}, err
 	}
-	id, err := queue.Identify(file, f.model, f.Method, set.Files, tasks, f.repos)
+	id, err := runrecord.Identify(file, f.model, f.Method, set.Files, tasks, f.repos)
 	if err != nil {
-		return queue.Spec{}, err
+		return runrecord.Spec{}, err
 	}
-	return queue.Spec{Benchmark: f.benchmark, Model: pipeline.ModelLabel(f.model), Method: f.Method.Resolved(), MethodName: method,
+	return runrecord.Spec{Benchmark: f.benchmark, Model: pipeline.ModelLabel(f.model), Method: f.Method.Resolved(), MethodName: method,
 		Config: cfg, ContextLength: f.ctx, Trace: f.trace, Identity: id}, nil
 }
 
@@ -37,7 +38,7 @@ func (f *runFlags) spec(set *dataset.Set, tasks []*dataset.Task, method string, 
 // can depend on what the decoder's cache holds from the task's previous
 // sample.
 func (f *runFlags) generateOnQueue(tasks []*dataset.Task, stderr io.Writer) producer {
-	return func(ctx context.Context, spec queue.Spec, jobs []pipeline.Job, done map[string]bool, store func(pipeline.Result) error) error {
+	return func(ctx context.Context, spec runrecord.Spec, jobs []pipeline.Job, done map[string]bool, store func(pipeline.Result) error) error {
 		ids := make([]string, len(tasks))
 		for i, t := range tasks {
 			ids[i] = t.ID

@@ -1,4 +1,4 @@
-package sources
+package runrecord
 
 import (
 	"maps"
@@ -6,13 +6,13 @@ import (
 	"testing"
 )
 
-// TestMerge works the rule by hand: a common project that hashes alike is
+// TestMergeSources works the rule by hand: a common project that hashes alike is
 // kept, one that hashes otherwise is moved, a new one is added, and one the
 // command does not run stays in the record.
-func TestMerge(t *testing.T) {
+func TestMergeSources(t *testing.T) {
 	recorded := map[string]string{"flutils": "f1", "pyMonet": "m1", "calc": "c1"}
 	now := map[string]string{"flutils": "f1", "pyMonet": "m2", "strings": "s1"}
-	merged, added, moved := Merge(recorded, now)
+	merged, added, moved := MergeSources(recorded, now)
 	want := map[string]string{"flutils": "f1", "pyMonet": "m2", "calc": "c1", "strings": "s1"}
 	if !maps.Equal(merged, want) {
 		t.Errorf("merged %v, want %v", merged, want)
@@ -34,11 +34,11 @@ func TestMerge(t *testing.T) {
 // TestMergeEmpty: nothing recorded adds every project; nothing on either
 // side merges to nil (a record without sources stays without).
 func TestMergeEmpty(t *testing.T) {
-	merged, added, moved := Merge(nil, map[string]string{"b": "2", "a": "1"})
+	merged, added, moved := MergeSources(nil, map[string]string{"b": "2", "a": "1"})
 	if len(merged) != 2 || !slices.Equal(added, []string{"a", "b"}) || moved != nil {
 		t.Errorf("into nothing: %v %v %v", merged, added, moved)
 	}
-	if merged, added, moved := Merge(nil, nil); merged != nil || added != nil || moved != nil {
+	if merged, added, moved := MergeSources(nil, nil); merged != nil || added != nil || moved != nil {
 		t.Errorf("nothing: %v %v %v", merged, added, moved)
 	}
 }
