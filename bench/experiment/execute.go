@@ -195,31 +195,58 @@ func portableFile(path string) error {
 	return atomicfile.Write(path, portable(data))
 }
 
-// setEqualRate replaces r's EqualRate threshold (in the plan's Runs too,
-// which share r.Args, so that the report shows it): the one its folder
-// recorded, or one set from the reference run's traces.
+// setEqualRate sets the entropy threshold of an Equal run that has none
+// (in the plan's Runs too, so that the report shows it): the one its
+// folder recorded, or one set from the reference run's traces.
 func (p *Plan) setEqualRate(r *Run, log io.Writer) error {
-	i := slices.Index(r.Args, EqualRate)
-	if i < 0 {
+	if !r.Equal || r.Spec.Entropy > 0 {
 		return nil
 	}
-	var have runConfig
-	if data, err := os.ReadFile(filepath.Join(p.RunDir(r.Name), configFile)); err == nil && json.Unmarshal(data, &have) == nil {
-		if j := slices.Index(have.Key, "--entropy-trigger"); j >= 0 && j+1 < len(have.Key) {
-			r.Args[i] = have.Key[j+1]
-			return nil
-		}
+	thr, err := p.recordedEntropy(*r)
+	if err != nil || thr > 0 {
+		p.setEntropy(r, thr)
+		return err
 	}
 	ref, err := p.readTraces(p.Reference)
 	if err != nil {
 		return err
 	}
-	thr, err := EqualRateThreshold(ref.Entropies, ref.FlagRate())
-	if err != nil {
+	if thr, err = EqualRateThreshold(ref.Entropies, ref.FlagRate()); err != nil {
 		return fmt.Errorf("%s: %w", p.RunDir(p.Reference), err)
 	}
-	r.Args[i] = strconv.FormatFloat(thr, 'g', -1, 64)
+	p.setEntropy(r, thr)
 	fmt.Fprintf(log, "experiment: %s: entropy threshold %s nats fires on %.2f %% of the reference's judged tokens, as its probe did\n",
-		r.Name, r.Args[i], 100*ref.FlagRate())
+		r.Name, num(thr), 100*ref.FlagRate())
 	return nil
+}
+
+// setEntropy sets r's entropy threshold, and that of the plan's run of
+// the same name.
+func (p *Plan) setEntropy(r *Run, thr float64) {
+	r.Spec.Entropy = thr
+	for i := range p.Runs {
+		if p.Runs[i].Name == r.Name {
+			p.Runs[i].Spec.Entropy = thr
+		}
+	}
+}
+
+// recordedEntropy is the entropy threshold r's folder recorded in its
+// key, 0 when it records none.
+func (p *Plan) recordedEntropy(r Run) (float64, error) {
+	file := filepath.Join(p.RunDir(r.Name), configFile)
+	data, err := os.ReadFile(file)
+	var have runConfig
+	if err != nil || json.Unmarshal(data, &have) != nil {
+		return 0, nil // no record yet; a damaged one is reported by claim
+	}
+	j := slices.Index(have.Key, "--entropy-trigger")
+	if j < 0 || j+1 >= len(have.Key) {
+		return 0, nil
+	}
+	thr, err := strconv.ParseFloat(have.Key[j+1], 64)
+	if err != nil || thr <= 0 {
+		return 0, fmt.Errorf("%s: --entropy-trigger %q: want a threshold above 0", file, have.Key[j+1])
+	}
+	return thr, nil
 }

@@ -123,7 +123,7 @@ func TestVariants(t *testing.T) {
 	}
 	last := p.Runs[len(p.Runs)-1]
 	want := []string{"--method", "actor", "--exact", "--probe", s.Probe, "--name", "actor-stable-reuse", "--layout", "stable", "--kv-reuse"}
-	if len(p.Runs) != 6 || last.Name != "actor-stable-reuse" || last.Label != "ACToR stable-reuse" || !slices.Equal(last.Args, want) {
+	if len(p.Runs) != 6 || last.Name != "actor-stable-reuse" || last.Label != "ACToR stable-reuse" || !slices.Equal(last.args(), want) {
 		t.Errorf("variant run %+v of %d", last, len(p.Runs))
 	}
 	if _, err := New("trigger", s); err == nil || !strings.Contains(err.Error(), "--variant is for table1 and cost") {
@@ -352,8 +352,8 @@ func TestBatchedSamplesShareFoldersAtEqualLanes(t *testing.T) {
 	}
 	same := unbatched
 	same.Probe = s.Probe
-	if p, _ := New("table1", same); p.claim(Run{Name: "actor-n1", Args: ablRef.Args}) != nil {
-		t.Errorf("unbatched n = 1 refused a batched n = 1 folder: %v", p.claim(Run{Name: "actor-n1", Args: ablRef.Args}))
+	if p, _ := New("table1", same); p.claim(Run{Name: "actor-n1", Spec: ablRef.Spec}) != nil {
+		t.Errorf("unbatched n = 1 refused a batched n = 1 folder: %v", p.claim(Run{Name: "actor-n1", Spec: ablRef.Spec}))
 	}
 	// A version-1 record: --batch-samples in the key, no lanes.
 	file := filepath.Join(table1.RunDir(rawprompt.Name), configFile)

@@ -126,8 +126,8 @@ func (p *Plan) identity(r Run) (runConfig, error) {
 		return want, fmt.Errorf("--data: %w", err)
 	}
 	want.DataSHA256 = sum
-	if i := slices.Index(r.Args, "--probe"); i >= 0 {
-		if want.ProbeSHA256, err = models.SHA256File(r.Args[i+1]); err != nil {
+	if r.Spec.Probe != "" {
+		if want.ProbeSHA256, err = models.SHA256File(r.Spec.Probe); err != nil {
 			return want, fmt.Errorf("%s: %w", r.Name, err)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io/fs"
 	"math"
-	"slices"
 
 	"actor/probe"
 	"actor/probe/train"
@@ -25,11 +24,10 @@ func (p *Plan) probeLabels(rows []row) (map[string]labelStats, error) {
 	out := map[string]labelStats{}
 	for _, r := range rows {
 		st := labelStats{math.NaN(), math.NaN()}
-		i := slices.Index(r.Args, "--probe")
-		if i < 0 || i+1 >= len(r.Args) {
+		if r.Spec.Probe == "" {
 			continue
 		}
-		pr, err := probe.Load(r.Args[i+1])
+		pr, err := probe.Load(r.Spec.Probe)
 		if errors.Is(err, fs.ErrNotExist) {
 			out[r.Name] = st
 			continue

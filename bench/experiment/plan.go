@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"actor/generate"
+	"actor/pipeline"
 	"actor/runrecord"
 )
 
@@ -81,7 +82,8 @@ type Settings struct {
 	Command string
 }
 
-// Variant is an ACToR configuration by name and its actor run flags.
+// Variant is an ACToR configuration by name and its actor run flags
+// (method flags: pipeline.Method.RegisterFlags).
 type Variant struct {
 	Name string
 	Args []string
@@ -100,14 +102,17 @@ func ParseVariant(s string) (Variant, error) {
 			return Variant{}, fmt.Errorf("--variant %q: %s is the experiment's to set", s, f)
 		}
 	}
+	if _, err := pipeline.DefaultMethod().ParseArgs(strings.Fields(flags)); err != nil {
+		return Variant{}, fmt.Errorf("--variant %q: %v", s, err)
+	}
 	return Variant{Name: name, Args: strings.Fields(flags)}, nil
 }
 
 // Run is one configuration: an actor run folder OUT/runs/Name.
 type Run struct {
 	Name, Label string
-	// Args are the method's flags for actor run.
-	Args []string
+	// Spec is the run's method; its flags for actor run are Spec.Args().
+	Spec pipeline.Method
 	// Group sorts rows into tables (the ablations' rules and modules).
 	Group string
 	// Equal marks the entropy-triggered run whose threshold is set from
@@ -118,11 +123,16 @@ type Run struct {
 }
 
 // Method is the run's --method.
-func (r Run) Method() string {
-	if i := slices.Index(r.Args, "--method"); i >= 0 && i+1 < len(r.Args) {
-		return r.Args[i+1]
+func (r Run) Method() string { return r.Spec.Method }
+
+// args are the run's method flags: Spec.Args(), with EqualRate for the
+// entropy threshold of an Equal run until it is set.
+func (r Run) args() []string {
+	args := r.Spec.Args()
+	if r.Equal && r.Spec.Entropy == 0 {
+		args = append(args, "--entropy-trigger", EqualRate)
 	}
-	return ""
+	return args
 }
 
 // Cell is a sensitivity grid position.
@@ -200,19 +210,22 @@ func New(name string, s Settings) (*Plan, error) {
 	if name != "sensitivity" && s.Probe == "" {
 		return nil, fmt.Errorf("experiment %s: ACToR needs a probe (--probe FILE)", name)
 	}
-	actor := Run{Name: p.Reference, Label: "ACToR", Args: actorArgs("--probe", s.Probe)}
+	actor := Run{Name: p.Reference, Label: "ACToR", Spec: exactACToR(s.Probe, "")}
 	switch name {
 	case "table1", "cost":
 		for _, m := range generate.Methods() {
 			if m.Name != generate.MethodACToR {
-				p.Runs = append(p.Runs, Run{Name: m.Name, Label: m.Label, Args: []string{"--method", m.Name}})
+				p.Runs = append(p.Runs, Run{Name: m.Name, Label: m.Label, Spec: methodSpec(m.Name)})
 			}
 		}
 		p.Runs = append(p.Runs, actor)
 		for _, v := range s.Variants {
 			name := "actor-" + v.Name
-			p.Runs = append(p.Runs, Run{Name: name, Label: "ACToR " + v.Name,
-				Args: append(actorArgs("--probe", s.Probe, "--name", name), v.Args...)})
+			spec, err := exactACToR(s.Probe, name).ParseArgs(v.Args)
+			if err != nil {
+				return nil, fmt.Errorf("--variant %s: %v", v.Name, err)
+			}
+			p.Runs = append(p.Runs, Run{Name: name, Label: "ACToR " + v.Name, Spec: spec})
 		}
 	case "ablations":
 		p.Probes = append(p.Probes, ProbeJob{Name: "all-rules"})
@@ -222,11 +235,13 @@ func New(name string, s Settings) (*Plan, error) {
 			job := ProbeJob{Name: "no-" + r.flag, Args: []string{"--no-" + r.flag}}
 			p.Probes = append(p.Probes, job)
 			p.Runs = append(p.Runs, Run{Name: "actor-no-" + r.flag, Label: "ACToR " + r.label, Group: "rules",
-				Args: actorArgs("--probe", p.ProbeFile(job.Name), "--name", "actor-no-"+r.flag)})
+				Spec: exactACToR(p.ProbeFile(job.Name), "actor-no-"+r.flag)})
 		}
+		noInference, meanPool := exactACToR("", ""), exactACToR(s.Probe, "")
+		noInference.NoInference, meanPool.MeanPool = true, true
 		p.Runs = append(p.Runs,
-			Run{Name: "actor-noinference", Label: "ACToR w/o critical-token inference", Group: "modules", Args: actorArgs("--no-inference")},
-			Run{Name: "actor-meanpool", Label: "ACToR w/o weighted retriever (mean pooling)", Group: "modules", Args: actorArgs("--probe", s.Probe, "--mean-pool")})
+			Run{Name: "actor-noinference", Label: "ACToR w/o critical-token inference", Group: "modules", Spec: noInference},
+			Run{Name: "actor-meanpool", Label: "ACToR w/o weighted retriever (mean pooling)", Group: "modules", Spec: meanPool})
 	case "sensitivity":
 		if len(s.Entropies) == 0 || len(s.Influences) == 0 {
 			return nil, fmt.Errorf("experiment sensitivity: the grid needs --entropies and --influences")
@@ -237,27 +252,34 @@ func New(name string, s Settings) (*Plan, error) {
 				name := "grid-e" + num(e) + "-i" + num(i)
 				p.Probes = append(p.Probes, ProbeJob{Name: name, Args: []string{"--entropy", num(e), "--influence", num(i)}})
 				p.Runs = append(p.Runs, Run{Name: "actor-" + name, Label: fmt.Sprintf("entropy ≥ %s, influence ≥ %s", num(e), num(i)),
-					Cell: &Cell{e, i}, Args: actorArgs("--probe", p.ProbeFile(name), "--name", "actor-"+name)})
+					Cell: &Cell{e, i}, Spec: exactACToR(p.ProbeFile(name), "actor-"+name)})
 			}
 		}
 	case "trigger":
-		thr := EqualRate
-		if s.EntropyTrigger > 0 {
-			thr = num(s.EntropyTrigger)
-		}
+		entropy := exactACToR("", "")
+		entropy.Entropy = s.EntropyTrigger // 0: set from the reference's traces (EqualRate)
 		p.Runs = append(p.Runs, actor, Run{Name: "actor-entropy", Label: "ACToR, entropy trigger", Equal: s.EntropyTrigger == 0,
-			Args: actorArgs("--entropy-trigger", thr)})
+			Spec: entropy})
 	default:
 		return nil, fmt.Errorf("no experiment %q (want one of %s)", name, strings.Join(Names, ", "))
 	}
 	return p, p.keepOnly()
 }
 
-// actorArgs are the flags of an ACToR configuration: the paper's exact
-// ACToR (--exact), then args. Its levers are measured as variants that
-// add them one at a time.
-func actorArgs(args ...string) []string {
-	return append([]string{"--method", "actor", "--exact"}, args...)
+// exactACToR is the paper's exact ACToR (--exact) with a probe file and a
+// name in predictions ("" for none): the experiments' ACToR, whose levers
+// are measured as variants that add them one at a time.
+func exactACToR(probe, name string) pipeline.Method {
+	m := pipeline.DefaultMethod()
+	m.Exact, m.Probe, m.Name = true, probe, name
+	return m
+}
+
+// methodSpec is a method with its defaults.
+func methodSpec(method string) pipeline.Method {
+	m := pipeline.DefaultMethod()
+	m.Method = method
+	return m
 }
 
 // keepOnly drops the configurations Settings.Only leaves out, and the
@@ -283,7 +305,7 @@ func (p *Plan) keepOnly() error {
 	p.Runs = slices.DeleteFunc(p.Runs, func(r Run) bool { return !slices.Contains(only, r.Name) })
 	p.Probes = slices.DeleteFunc(p.Probes, func(j ProbeJob) bool {
 		return !slices.ContainsFunc(p.Runs, func(r Run) bool {
-			return slices.Contains(r.Args, p.ProbeFile(j.Name)) || (j.Name == "all-rules" && r.Name == p.Reference)
+			return r.Spec.Probe == p.ProbeFile(j.Name) || (j.Name == "all-rules" && r.Name == p.Reference)
 		})
 	})
 	return nil
@@ -321,7 +343,7 @@ func (p *Plan) common() []string {
 // run's samples of tasks.
 func (p *Plan) RunArgs(r Run, tasks []string) []string {
 	args := append([]string{"run"}, p.common()...)
-	args = append(args, r.Args...)
+	args = append(args, r.args()...)
 	args = append(args, "-n", strconv.Itoa(p.Settings.N), "--out", p.RunDir(r.Name))
 	if p.Settings.Threads > 0 {
 		args = append(args, "--threads", strconv.Itoa(p.Settings.Threads))
@@ -351,7 +373,7 @@ func (p *Plan) TrainArgs(job ProbeJob, out string) []string {
 // batched or not).
 func (p *Plan) key(r Run) []string {
 	key := slices.DeleteFunc(slices.Clone(p.common()), func(a string) bool { return a == batchFlag })
-	return append(key, r.Args...)
+	return append(key, r.args()...)
 }
 
 // Commands lists the plan's command lines (without "actor"), in the order
@@ -398,17 +420,15 @@ func contextRuns(probe string) []Run {
 	const fim, repo, file, sym = "--format fim", "--format repo", "--in-file", "--symbols"
 	var runs []Run
 	add := func(name, label, method string, flags ...string) {
-		args := []string{"--method", method}
-		for _, f := range flags {
-			args = append(args, strings.Fields(f)...)
+		spec := methodSpec(method)
+		if method == generate.MethodACToR {
+			spec.Probe, spec.Name = probe, name
 		}
-		if method == "actor" {
-			if probe != "" {
-				args = append(args, "--probe", probe)
-			}
-			args = append(args, "--name", name)
+		spec, err := spec.ParseArgs(strings.Fields(strings.Join(flags, " ")))
+		if err != nil {
+			panic("experiment: context run " + name + ": " + err.Error()) // the flags are constants above
 		}
-		runs = append(runs, Run{Name: name, Label: label, Args: args})
+		runs = append(runs, Run{Name: name, Label: label, Spec: spec})
 	}
 	add("rawprompt", "RawPrompt", "rawprompt")
 	add(contextReference, "RawPrompt + file", "rawprompt", file)

@@ -176,7 +176,7 @@ func (p *Plan) probeFacts(b *bytes.Buffer) error {
 // same command trains them again, bit-identically, from the labels).
 func (p *Plan) recordedProbe(file string) string {
 	for _, r := range p.Runs {
-		if i := slices.Index(r.Args, "--probe"); i < 0 || r.Args[i+1] != file {
+		if r.Spec.Probe != file {
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(p.RunDir(r.Name), configFile))

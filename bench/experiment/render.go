@@ -26,8 +26,18 @@ var titles = map[string]string{
 
 // Render writes the experiment's report.md, figures and README.md into
 // ReportDir from what its run folders hold now (untested configurations
-// show as "–").
+// show as "–"; an entropy threshold set from the reference's traces is
+// the one its folder recorded).
 func (p *Plan) Render(m Machine) error {
+	for i, r := range p.Runs {
+		if r.Equal && r.Spec.Entropy == 0 {
+			thr, err := p.recordedEntropy(r)
+			if err != nil {
+				return err
+			}
+			p.Runs[i].Spec.Entropy = thr
+		}
+	}
 	rows, err := p.rows()
 	if err != nil {
 		return err
@@ -166,10 +176,11 @@ func (p *Plan) split(rows []row) (row, []row) {
 // entropyThreshold is the entropy trigger's threshold in the plan.
 func (p *Plan) entropyThreshold() string {
 	for _, r := range p.Runs {
-		for i, a := range r.Args {
-			if a == "--entropy-trigger" && i+1 < len(r.Args) {
-				return r.Args[i+1]
-			}
+		if r.Spec.Entropy > 0 {
+			return num(r.Spec.Entropy)
+		}
+		if r.Equal {
+			return EqualRate
 		}
 	}
 	return "–"

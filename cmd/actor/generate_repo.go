@@ -23,45 +23,8 @@ import (
 // repository mode of actor generate and by actor run.
 type methodFlags struct{ pipeline.Method }
 
-// register adds the method flags to fs, with pipeline.DefaultMethod's
-// defaults.
-func (f *methodFlags) register(fs *pflag.FlagSet) {
-	d := pipeline.DefaultMethod()
-	fs.StringVar(&f.Method.Method, "method", d.Method, "generation method, one of:\n"+strings.TrimSuffix(generate.MethodHelp(), "\n"))
-	fs.StringVar(&f.Probe, "probe", "", "critical-token probe file for ACToR (default: the shipped probe of the model, see 'actor generate --help')")
-	fs.IntVarP(&f.Samples, "samples", "n", d.Samples, "samples per task")
-	fs.BoolVar(&f.NoInference, "no-inference", false, "ACToR ablation: critical-token inference off (weighted retrieval only)")
-	fs.BoolVar(&f.MeanPool, "mean-pool", false, "ACToR ablation: mean-pooled queries instead of the position-aware weights")
-	fs.Float64Var(&f.Sigma, "sigma", d.Sigma, "σ of ACToR's position-aware query pooling")
-	fs.BoolVar(&f.QueryEnds, "query-ends", false, "ACToR: a retrieval query longer than the encoder's input (256 tokens for all-MiniLM-L6-v2) keeps its start and its end, cut in the middle; cut at the end, as by default, it loses the code generated so far and retrieving again changes nothing")
-	fs.Float64Var(&f.Threshold, "threshold", 0, "unanimity threshold on p(critical) (0: the probe's own, calibrated when it was trained; the paper: 0.7)")
-	fs.StringVar(&f.Encoder, "encoder", "", "dense encoder model (default: "+pipeline.DefaultEncoder+"; with \"none\", BM25 with a warning)")
-	fs.IntVar(&f.Retries, "retries", d.Retries, "regenerations of an empty or bare-pass result")
-	fs.IntVar(&f.Budget, "budget", d.Budget, "generator tokens for retrieved blocks")
-	fs.IntVar(&f.MaxBlocks, "max-blocks", d.MaxBlocks, "most retrieved blocks in a prompt")
-	fs.StringVar(&f.Name, "name", "", "method name in predictions and traces (ablations with another probe file)")
-	fs.BoolVar(&f.NoHeal, "no-heal", false, "give the model the prompt's final newline instead of leaving it for the model to write (see generate.Config.HealNewline)")
-	fs.BoolVar(&f.AllowBlank, "allow-blank", false, "let an attempt end before its body has anything but white space (the authors only regenerate such bodies; see generate.Config.BlankGuard)")
-	fs.IntVar(&f.KVCaches, "kv-caches", d.KVCaches, "KV caches kept for returns to earlier prompts (each holds the model's context)")
-	fs.BoolVar(&f.Exact, "exact", false, "ACToR as the paper runs it: ranked layout, every prompt prefilled exactly, every token judged (slower; without it ACToR uses --layout stable --kv-reuse --kv-reuse-tail --skip-comments, which cost no measurable pass@k on the dev tasks); with it those flags add one lever at a time")
-	fs.StringVar(&f.Layout, "layout", d.Layout, "ACToR's prompt layout: ranked (the paper's, best block first) or stable (blocks that stay keep their place, new ones nearest the target); default stable, ranked with --exact")
-	fs.StringVar(&f.Change, "context-change", d.Change, "when ACToR's retrieval changes the context: order (the authors': any block or its place differs) or set (only a different set of blocks)")
-	fs.BoolVar(&f.SkipComments, "skip-comments", false, "ACToR: judge no token inside a # comment (a comment does not run; on the dev tasks half the probe's triggers were comment words; on unless --exact)")
-	fs.BoolVar(&f.BatchSamples, "batch-samples", false, "decode a task's -n samples together as one batch (the prompt prefilled once, steps three to a pass; the same samples as unbatched, per-sample timings overlap)")
-	fs.BoolVar(&f.KVReuse, "kv-reuse", false, "ACToR: after a context change place the blocks' keys and values from their first computation (re-rotated) instead of recomputing them; an approximation (blocks no longer attend to the blocks now before them; on unless --exact)")
-	fs.BoolVar(&f.KVReuseTail, "kv-reuse-tail", false, "with --kv-reuse, also move the target's prompt and the generated tokens after a context change; only the last token is recomputed (a further approximation; on unless --exact)")
-	fs.BoolVar(&f.KVReuseCheck, "kv-reuse-check", false, "with --kv-reuse, also prefill every prompt after a context change exactly and trace the KL divergence of the two predictions (measurement only: costs exact ACToR's re-prefills)")
-	fs.StringVar(&f.KVStore, "kv-store", "", "with --kv-reuse, also keep the blocks' keys and values in this folder, for later runs on the same model (a block computed once is read back instead of computed; the folder grows without bound)")
-	fs.Float64Var(&f.Entropy, "entropy-trigger", 0, "ACToR: retrieve again at judged tokens whose next-token entropy is ≥ this many nats instead of at the probe's critical tokens (FLARE/DRAGIN-style; no probe; method actor-entropy)")
-	fs.StringVar(&f.Format, "format", d.Format, "prompt format: authors (the authors' layout: retrieved code as comments under '# file path:'), plain (code under '# file: PATH'), repo (the model's repository format: <|repo_name|>, a <|file_sep|> file per snippet, the target's file last), fim (repo with the target's file as fill-in-the-middle, the code below the function as the suffix) or auto (fim, repo or plain, as the model's special tokens allow)")
-	fs.BoolVar(&f.InFile, "in-file", false, "show the target file's own code: its imports always, then the code nearest the function (above it, and below it with --format fim) up to --file-tokens")
-	fs.BoolVar(&f.Symbols, "symbols", false, "show the definitions in scope of the target (what its file imports and defines, its class's members; signature and docstring, or whole when short) up to --symbol-tokens, those its signature and docstring mention first")
-	fs.IntVar(&f.FileTokens, "file-tokens", 0, fmt.Sprintf("token budget of --in-file (0: %d)", generate.DefaultFileTokens))
-	fs.IntVar(&f.SymbolTokens, "symbol-tokens", 0, fmt.Sprintf("token budget of --symbols, plus what --in-file left (0: %d)", generate.DefaultSymbolTokens))
-	fs.BoolVar(&f.NoContext, "no-context", false, "ACToR without --exact: the authors' prompts (no file code, no definitions, the authors' format) with the levers; by default it adds the context measured best on the dev tasks (--in-file --symbols)")
-	fs.StringVar(&f.Lookup, "name-lookup", "", "ACToR: at a critical token inside a name, also show the repository's definitions that extend it, resolved through its receiver (self., module., a class): add (before the dense re-query's blocks), only (instead of the re-query) or off")
-	fs.BoolVar(&f.FullProbs, "full-probs", false, "evaluate every probe member for the trace (slower; the decision is the same)")
-}
+// register adds the method flags to fs (pipeline.Method.RegisterFlags).
+func (f *methodFlags) register(fs *pflag.FlagSet) { f.Method.RegisterFlags(fs) }
 
 // repoGenFlags are the repository-mode flags of actor generate.
 type repoGenFlags struct {
