@@ -49,7 +49,7 @@ func newRootCmd(open encoderOpener) *cobra.Command {
 	g.register(root.PersistentFlags())
 	root.AddCommand(newBenchCmd(), newConvertCmd(), newExperimentCmd(), newGenerateCmd(g), newIndexCmd(g),
 		newModelsCmd(), newProbeCmd(g), newPromptCmd(g), newRecallCmd(g), newRunCmd(g), newSearchCmd(g),
-		newServeCmd(g), newTokenizeCmd(), newWorkerCmd(g))
+		newServeCmd(g), newTokenizeCmd(), newWorkerCmd(g), newDeviceCmd())
 	return root
 }
 
