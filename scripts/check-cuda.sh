@@ -15,8 +15,9 @@
 #               token's log-probability
 #   greedy/NAME SmolLM2-135M and Qwen2.5-Coder-0.5B ($ACTOR_HOME/models,
 #               'actor models pull NAME' first): 64 greedy ids, GPU vs CPU
-#   speed/NAME  enginebench: prefill of 512 tokens, decode of 64, and a
-#               batched step of 8 sequences, tokens/s on CPU and GPU
+#   speed/NAME  enginebench: prefill of 512 tokens, decode of 64 (PROMPT,
+#               DECODE), and a batched step of 8 sequences, tokens/s on CPU
+#               and GPU
 # Exit status: 0 when every row that ran passed, 1 otherwise (2: no GPU).
 # GPU=cpu runs the whole script with the CPU in the GPU's place (no GPU
 # needed; every comparison must then be exact): a check of the script.
@@ -27,6 +28,8 @@ BIN=${BIN:-$ROOT/bin}
 ACTOR=$BIN/actor
 export ACTOR_CUDA_LIB=${ACTOR_CUDA_LIB:-$BIN/libggml-cuda.so}
 THREADS=${THREADS:-$(nproc)}
+PROMPT=${PROMPT:-512}  # enginebench prompt tokens
+DECODE=${DECODE:-64}   # and decoded tokens
 GPU=${GPU:-cuda}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -106,13 +109,13 @@ for m in smollm2-135m qwen2.5-coder-0.5b; do
 	fi
 	line=""
 	for d in cpu "$GPU"; do
-		j=$("$bench" --model "$path" --device "$d" --threads "$THREADS" --prompt 512 --decode 64 --lanes 8 2>"$TMP/bench.err") ||
+		j=$("$bench" --model "$path" --device "$d" --threads "$THREADS" --prompt "$PROMPT" --decode "$DECODE" --lanes 8 2>"$TMP/bench.err") ||
 			{ row "speed/$m" "$d" "$(tail -1 "$TMP/bench.err")" FAIL; fail=1; continue 2; }
 		line+=$(sed 's/[{}"]//g' <<<"$j" | tr ',' '\n' | awk -F: -v d="$d" '
 			$1 == "prefill_tps" {p = $2} $1 == "decode_tps" {t = $2} $1 == "lanes_step_ms" {l = $2}
 			END {printf "%s: prefill %.0f, decode %.1f, 8 lanes %.0f tok/s; ", d, p, t, 8000 / l}')
 	done
-	row "speed/$m" "$m (512 prompt, 64 decode)" "${line%; }" ok
+	row "speed/$m" "$m ($PROMPT prompt, $DECODE decode)" "${line%; }" ok
 done
 
 echo "| check | model / device | result | status |"
