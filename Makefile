@@ -27,5 +27,7 @@ fmt:
 # cuda: ggml's CUDA backend beside the binary (bin/libggml-cuda.so, loaded at
 # start when a GPU answers; docs/CUDA.md). Compiler from PyPI wheels into
 # .cache/cuda; resumable. CUDA_ARCHS / CUDA_PTX / JOBS choose (see the script).
+# bin/enginebench is for scripts/check-cuda.sh's speed rows.
 cuda: build
+	go build -o bin/enginebench ./scripts/bench/enginebench
 	scripts/build-cuda.sh
