@@ -190,17 +190,22 @@ func FindCUDA() Found {
 		var buf [512]C.char
 		reg := C.load_backend(cpath, &buf[0], C.size_t(len(buf)))
 		if reg == nil {
-			cudaFound.Reason = "cannot load " + path + ": " + oneLine(C.GoString(&buf[0]))
+			cudaFound.Reason = "cannot load " + path + ": " + oneLine(strings.TrimPrefix(C.GoString(&buf[0]), path+": "))
 			return
 		}
 		cudaFound.Loaded = true
+		loadMsg := C.GoString(&buf[0]) // the backend may log why it has no device while it registers
 		n := C.reg_devices(reg, &buf[0], C.size_t(len(buf)))
 		for i := C.size_t(0); i < n; i++ {
 			cudaFound.GPUs = append(cudaFound.GPUs, gpuOf(C.ggml_backend_reg_dev_get(reg, i)))
 		}
 		if len(cudaFound.GPUs) == 0 {
 			cudaFound.Reason = "no CUDA device answered"
-			if e := oneLine(C.GoString(&buf[0])); e != "" {
+			msg := C.GoString(&buf[0])
+			if msg == "" {
+				msg = loadMsg
+			}
+			if e := oneLine(msg); e != "" {
 				cudaFound.Reason += " (" + e + ")"
 			}
 		}
