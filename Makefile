@@ -27,7 +27,9 @@ fmt:
 # cuda: ggml's CUDA backend beside the binary (bin/libggml-cuda.so, loaded at
 # start when a GPU answers; docs/CUDA.md). Compiler from PyPI wheels into
 # .cache/cuda; resumable. CUDA_ARCHS / CUDA_PTX / JOBS choose (see the script).
-# bin/enginebench is for scripts/check-cuda.sh's speed rows.
+# bin/enginebench and bin/ggml.test are for scripts/check-cuda.sh (speed
+# rows; GPU-vs-CPU logits where no Go toolchain is at hand).
 cuda: build
 	go build -o bin/enginebench ./scripts/bench/enginebench
+	go test -c -o bin/ggml.test ./engine/ggml
 	scripts/build-cuda.sh

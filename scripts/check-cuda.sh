@@ -7,9 +7,10 @@
 #
 # Rows:
 #   device      actor device: the GPU found (the script stops without one)
-#   logits      go test's TestCUDAMatchesCPU (random models in F32, F16,
+#   logits      engine/ggml's TestCUDAMatchesCPU (random models in F32, F16,
 #               Q8_0, Q4_0, Q4_K, Q6_K, flash attention off and on: logits,
-#               hidden states and attention rows, GPU vs CPU), when go is here
+#               hidden states and attention rows, GPU vs CPU): bin/ggml.test,
+#               or go test when go is here
 #   tiny/NAME   each fixture model of engine/testdata/tiny: greedy ids of 24
 #               tokens equal on both, and the largest difference of a chosen
 #               token's log-probability
@@ -76,20 +77,27 @@ compare() {
 	fi
 }
 
-if command -v go >/dev/null; then
-	if out=$(cd "$ROOT" && go test -count=1 -v -run '^TestCUDAMatchesCPU$' ./engine/ggml/ 2>&1); then
+# The GPU-vs-CPU test of engine/ggml: bin/ggml.test (make cuda builds it),
+# else go test.
+gotest=()
+if [[ -x $BIN/ggml.test ]]; then
+	gotest=("$BIN/ggml.test" -test.count=1 -test.v -test.run '^TestCUDAMatchesCPU$')
+elif command -v go >/dev/null; then
+	gotest=(go test -count=1 -v -run '^TestCUDAMatchesCPU$' ./engine/ggml/)
+fi
+if [[ ${#gotest[@]} -eq 0 ]]; then
+	row logits "random models" "neither bin/ggml.test nor go here" skipped
+elif out=$(cd "$ROOT/engine/ggml" && "${gotest[@]}" 2>&1); then
+	if grep -q -- '--- PASS' <<<"$out"; then
 		worst=$(grep -o 'max |GPU-CPU| [0-9.e+-]* of max [0-9.e+-]*' <<<"$out" |
 			awk '{r = $3 / ($6 > 0 ? $6 : 1); if (r > m) {m = r; w = $0}} END {print w}')
-		if grep -q -- '--- PASS' <<<"$out"; then
-			row logits "random models, 6 types × flash off/on" "worst: $worst" ok
-		else
-			row logits "random models" "$(grep -m1 -A1 -- '--- SKIP' <<<"$out" | tail -1 | sed 's/^ *//')" skipped
-		fi
+		row logits "random models, 6 types × flash off/on" "worst: $worst" ok
 	else
-		row logits "random models" "$(grep -m1 -- 'differs\|FAIL' <<<"$out")" FAIL; fail=1
+		row logits "random models" "$(grep -m1 -B1 -- '--- SKIP' <<<"$out" | head -1 | sed 's/^ *[a-z_]*\.go:[0-9]*: //')" skipped
 	fi
 else
-	row logits "random models" "go not installed here" skipped
+	row logits "random models" "$(grep -m1 'differs\|FAIL\|Error' <<<"$out")" FAIL
+	fail=1
 fi
 
 for f in "$ROOT"/engine/testdata/tiny/*.gguf; do
