@@ -14,11 +14,11 @@ import (
 	"testing"
 	"time"
 
-	"actor/bench/dataset"
-	"actor/bench/predictions"
 	"actor/bench/results"
 	"actor/bench/sandbox"
+	"actor/dataset"
 	"actor/internal/testsupport"
+	"actor/predictions"
 )
 
 // childEnv makes the test binary run one benchmark (its JSON Config) and

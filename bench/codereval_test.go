@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"actor/bench/dataset"
-	"actor/bench/predictions"
+	"actor/dataset"
+	"actor/predictions"
 )
 
 // TestCoderEvalFixture places candidates at file_path:lineno of a CoderEval

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"actor/bench/dataset"
 	"actor/bench/envs"
 	"actor/bench/results"
+	"actor/dataset"
 	"actor/internal/testsupport"
 )
 

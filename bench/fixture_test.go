@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"actor/bench/predictions"
 	"actor/internal/testsupport"
+	"actor/predictions"
 )
 
 // fixture is a tiny RepoExec-style benchmark made by the tests: one

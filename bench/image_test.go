@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"actor/bench/dataset"
 	"actor/bench/envs"
 	"actor/bench/results"
 	"actor/bench/sandbox"
+	"actor/dataset"
 )
 
 // imageChecks is a test program that passes only in a run laid out as the

@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"actor/bench/dataset"
-	"actor/bench/predictions"
+	"actor/dataset"
+	"actor/predictions"
 )
 
 // selectTasks returns the tasks to run: all of set, or those named in ids.

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"actor/bench/dataset"
+	"actor/dataset"
 )
 
 // A task without a test program loads (it can be generated) but is not

@@ -6,9 +6,9 @@ import (
 	"sort"
 	"strings"
 
-	"actor/bench/dataset"
 	"actor/bench/envs"
 	"actor/bench/sandbox"
+	"actor/dataset"
 )
 
 // choosePythons picks every task's interpreter: its project's environment

@@ -17,10 +17,10 @@ import (
 	"sync"
 	"time"
 
-	"actor/bench/dataset"
-	"actor/bench/predictions"
 	"actor/bench/results"
 	"actor/bench/sandbox"
+	"actor/dataset"
+	"actor/predictions"
 )
 
 // Config says what to evaluate and where to record it.

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"actor/bench/dataset"
-	"actor/bench/predictions"
 	"actor/bench/results"
+	"actor/dataset"
+	"actor/predictions"
 )
 
 // TestTwins: identical code of the same task is tested once, in one folder

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"actor/bench/candidate"
-	"actor/bench/dataset"
 	"actor/bench/sandbox"
+	"actor/dataset"
 )
 
 // testFileName is the file a RepoExec test program is written to, inside
@@ -64,7 +64,7 @@ func (r *runner) prepareProgram(ws string, t *dataset.Task, root, fn string) (*p
 	if err := copyTree(root, proj); err != nil {
 		return nil, err
 	}
-	if err := placeInFile(filepath.Join(proj, filepath.FromSlash(t.File)), t.Target(), fn); err != nil {
+	if err := placeInFile(filepath.Join(proj, filepath.FromSlash(t.File)), goldTarget(t), fn); err != nil {
 		return nil, err
 	}
 	program := t.Test
@@ -138,13 +138,13 @@ func (r *runner) prepareRunFile(ws string, t *dataset.Task, root, fn string) (*p
 		return nil, err
 	}
 	target := filepath.Join(repo, filepath.FromSlash(t.File))
-	if err := placeInFile(target, t.Target(), fn); err != nil {
+	if err := placeInFile(target, goldTarget(t), fn); err != nil {
 		return nil, err
 	}
 	run := target
 	twin := strings.TrimSuffix(target, ".py") + "_" + t.EntryPoint + "_passk_validte.py"
 	if _, err := os.Stat(twin); err == nil {
-		if err := placeInFile(twin, t.Target(), fn); err != nil {
+		if err := placeInFile(twin, goldTarget(t), fn); err != nil {
 			return nil, err
 		}
 		run = twin
@@ -222,4 +222,9 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// goldTarget describes the task's gold function for candidate.Place.
+func goldTarget(t *dataset.Task) candidate.Target {
+	return candidate.Target{Name: t.EntryPoint, Gold: t.Gold, Line: t.Line}
 }

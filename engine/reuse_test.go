@@ -3,6 +3,8 @@ package engine
 import (
 	"slices"
 	"testing"
+
+	"actor/internal/testsupport"
 )
 
 // TestPrefillReusing keeps the common prefix, places the run that only
@@ -45,7 +47,9 @@ func TestPrefillReusing(t *testing.T) {
 		}
 	}
 	// Unchanged text after the cursor is reused at its place: the
-	// prefill's logits are those of the same sequence computed whole.
+	// prefill's logits are those of the same sequence computed whole (to
+	// the rounding of a one-row pass against a whole-sequence one, the
+	// tolerance of the placed-keys test in kv_test.go).
 	s := newSession(t, m)
 	if _, err := s.Prefill(seq(head, tail)); err != nil {
 		t.Fatal(err)
@@ -55,8 +59,8 @@ func TestPrefillReusing(t *testing.T) {
 		t.Fatalf("the same sequence: %+v %v", reuse, err)
 	}
 	want, _ := newSession(t, m).Prefill(seq(head, tail))
-	if !slices.Equal(again.Logits, want.Logits) {
-		t.Error("the same sequence's logits changed")
+	if d := testsupport.MaxAbsDiff(again.Logits, want.Logits); d > 1e-5 {
+		t.Errorf("the same sequence's logits changed by %g", d)
 	}
 }
 

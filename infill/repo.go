@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"actor/codesrc"
 	"actor/generate"
@@ -27,7 +28,28 @@ type Repository struct {
 	Files  *Files
 	// defs are the definitions of the files other than Python's, by name.
 	defs map[string][]namedDef
+	// spans are the lines of each file's definitions (the regions a
+	// context is kept for).
+	spans map[string][][2]int
+
+	mu    sync.Mutex
+	memo  map[regionKey][]Chunk
+	order []regionKey
 }
+
+// regionKey names the part of a file a context was made for, under a
+// budget.
+type regionKey struct {
+	path   string
+	region int
+	budget ContextBudget
+}
+
+// memoRegions bounds the contexts kept.
+const memoRegions = 64
+
+// regionLines is the size of the regions outside any definition.
+const regionLines = 32
 
 // namedDef is a definition, its file and its text as a chunk shows it.
 type namedDef struct {
@@ -35,26 +57,41 @@ type namedDef struct {
 	Path, Text string
 }
 
-// wholeLines: a definition of at most this many lines is shown whole,
-// a longer one by its header.
+// wholeLines: a definition of at most this many lines is shown whole; a
+// longer type by as many first lines (its first members), a longer
+// function by its header.
 const wholeLines = 12
+
+// typeKinds are the kinds of definitions that define types.
+var typeKinds = map[string]bool{"type": true, "struct": true, "class": true, "interface": true, "trait": true,
+	"enum": true, "record": true, "union": true}
 
 // NewRepository reads a repository's source files (path → content) with
 // its Python symbol table (nil: none).
 func NewRepository(name string, files map[string][]byte, tab *symbols.Table) *Repository {
 	r := &Repository{Name: name, Corpus: &generate.Corpus{Name: name, Symbols: tab}, Files: NewFiles(files),
-		defs: map[string][]namedDef{}}
+		defs: map[string][]namedDef{}, spans: map[string][][2]int{}, memo: map[regionKey][]Chunk{}}
 	paths := slices.Sorted(maps.Keys(files))
 	for _, p := range paths {
 		r.Corpus.Blocks = append(r.Corpus.Blocks, codesrc.Split(p, files[p])...)
-		if codesrc.Lang(p) == nil || strings.HasSuffix(p, ".py") {
+		if codesrc.Lang(p) == nil {
+			continue
+		}
+		defs := codesrc.Definitions(p, files[p])
+		for _, d := range defs {
+			r.spans[p] = append(r.spans[p], [2]int{d.Start, d.End})
+		}
+		if strings.HasSuffix(p, ".py") {
 			continue
 		}
 		lines := strings.Split(string(files[p]), "\n")
-		for _, d := range codesrc.Definitions(p, files[p]) {
+		for _, d := range defs {
 			text := d.Header
-			if d.End-d.Start+1 <= wholeLines {
+			switch {
+			case d.End-d.Start+1 <= wholeLines:
 				text = strings.Join(lines[d.Start-1:min(d.End, len(lines))], "\n")
+			case typeKinds[d.Kind]: // its first members
+				text = strings.Join(lines[d.Start-1:min(d.Start-1+wholeLines, len(lines))], "\n")
 			}
 			r.defs[d.Name] = append(r.defs[d.Name], namedDef{d, p, text})
 		}
@@ -94,8 +131,9 @@ type Cursor struct {
 	// Above and Below are how many lines of the file the editor's text
 	// shows above and below the cursor's line.
 	Above, Below int
-	// Prefix is the editor's text above the cursor's line.
-	Prefix string
+	// Prefix is the editor's text above the cursor's line, Suffix the
+	// rest of its line and the text below.
+	Prefix, Suffix string
 }
 
 // Context returns the repository's chunks for a completion at the
@@ -105,8 +143,49 @@ type Cursor struct {
 // the same blocks make the same prompt. What the editor's text shows
 // (the file's lines from Above lines over the cursor on, for blocks;
 // Above to Below, for definitions) is left out. Each part fits its
-// budget.
+// budget. The chunks are kept for the cursor's region (the innermost
+// definition around it): while the cursor stays there, new lines typed
+// above it change neither the context nor the cached prompt.
 func (r *Repository) Context(tok *tokenizer.Tokenizer, c Cursor, b ContextBudget) ([]Chunk, error) {
+	key := regionKey{c.Path, r.region(c.Path, c.Line), b}
+	r.mu.Lock()
+	kept, ok := r.memo[key]
+	r.mu.Unlock()
+	if ok {
+		return slices.Clone(kept), nil
+	}
+	out, err := r.context(tok, c, b)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	if len(r.order) == memoRegions {
+		delete(r.memo, r.order[0])
+		r.order = r.order[1:]
+	}
+	r.memo[key], r.order = slices.Clone(out), append(r.order, key)
+	r.mu.Unlock()
+	return out, nil
+}
+
+// region is the innermost definition of the file around line (its first
+// line), or, outside every definition, the regionLines lines around it
+// (negative numbers).
+func (r *Repository) region(path string, line int) int {
+	best := [2]int{0, 0}
+	for _, s := range r.spans[path] {
+		if s[0] <= line && line <= s[1] && (best[0] == 0 || s[0] >= best[0]) {
+			best = s
+		}
+	}
+	if best[0] > 0 {
+		return best[0]
+	}
+	return -1 - line/regionLines
+}
+
+// context makes the chunks Context keeps for a region.
+func (r *Repository) context(tok *tokenizer.Tokenizer, c Cursor, b ContextBudget) ([]Chunk, error) {
 	var out []Chunk
 	var shown []retrieve.Result
 	first := max(1, c.Line-c.Above)
@@ -148,8 +227,9 @@ func (r *Repository) Context(tok *tokenizer.Tokenizer, c Cursor, b ContextBudget
 	tc := generate.TokenCounter{Tok: tok, Special: true}
 	var kept []retrieve.Result
 	used := 0
+	near := nearLines(c.Prefix, c.Suffix)
 	for _, f := range found {
-		if covered(shown, f) {
+		if covered(shown, f) || similar(f.Text, near) {
 			continue
 		}
 		n, err := tc.CountTokens(retrieve.FileSepToken + f.Path + "\n" + f.Text + "\n")
@@ -181,7 +261,7 @@ func (r *Repository) named(tok *tokenizer.Tokenizer, c Cursor, query string, tok
 	var kept []namedDef
 	used := 0
 	for _, w := range words {
-		if seen[w] {
+		if seen[w] || builtin[w] {
 			continue
 		}
 		seen[w] = true
@@ -229,6 +309,20 @@ const maxPerName = 3
 
 var identifier = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
 
+// builtin are the languages' built-in names and keywords that name no
+// definition worth showing even where a repository defines a method so
+// named (String, Error).
+var builtin = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`string int int8 int16 int32 int64 uint uint8 uint16 uint32 uint64 float32 float64
+		byte rune bool error any len cap make new append copy delete panic nil true false self this super null
+		undefined String Error Len Less Swap Equal Hash Clone Default Display Debug From Into Some None Ok Err
+		Object Integer Boolean Long Double toString equals hashCode size get set map filter reduce push pop`) {
+		builtin[w] = true
+	}
+}
+
 // cursorTarget is the function around line in a Python file's source
 // (the module's line itself when none, or when the file does not parse),
 // as the symbol table's target.
@@ -243,6 +337,40 @@ func cursorTarget(path string, src []byte, line int) retrieve.Target {
 		t.Function, t.Prompt = fn, fn.Prompt
 	}
 	return t
+}
+
+// nearWindow is how many lines on each side of the cursor a retrieved
+// block is compared with.
+const nearWindow = 32
+
+// nearLines are the trimmed lines around the cursor.
+func nearLines(prefix, suffix string) map[string]bool {
+	above := strings.Split(prefix, "\n")
+	below := strings.Split(suffix, "\n")
+	out := map[string]bool{}
+	for _, l := range slices.Concat(above[max(0, len(above)-nearWindow):], below[:min(len(below), nearWindow)]) {
+		if t := strings.TrimSpace(l); t != "" {
+			out[t] = true
+		}
+	}
+	return out
+}
+
+// similar reports whether more than half of a block's lines are among the
+// lines around the cursor: a near copy of the code being written makes the
+// model repeat it rather than continue (llama.vim drops its chunks that
+// resemble the cursor's surroundings for the same reason).
+func similar(text string, near map[string]bool) bool {
+	n, common := 0, 0
+	for _, l := range strings.Split(text, "\n") {
+		if t := strings.TrimSpace(l); t != "" {
+			n++
+			if near[t] {
+				common++
+			}
+		}
+	}
+	return n > 0 && 2*common > n
 }
 
 // covered reports whether a shown definition holds all of r's lines.

@@ -87,8 +87,11 @@ func TestRepositoryContext(t *testing.T) {
 	if sources[SourceSymbol] == 0 || sources[SourceBlock] == 0 {
 		t.Errorf("sources %v", sources)
 	}
-	// The same lines above the cursor, another text on its line: the same chunks.
-	again, _ := r.Context(tok, cur, DefaultContextBudget)
+	// Another line of the same function, other lines above it: the same
+	// chunks (kept for the region); another function: made anew.
+	later := cur
+	later.Line, later.Prefix = 7, "zebra = quokka(narwhal)\n"
+	again, _ := r.Context(tok, later, DefaultContextBudget)
 	if len(again) != len(chunks) {
 		t.Fatalf("%d chunks, then %d", len(chunks), len(again))
 	}
@@ -96,6 +99,9 @@ func TestRepositoryContext(t *testing.T) {
 		if again[i] != chunks[i] {
 			t.Errorf("chunk %d changed", i)
 		}
+	}
+	if r.region("inventory/report.py", 8) != 6 || r.region("inventory/report.py", 13) != 11 || r.region("inventory/report.py", 2) >= 0 {
+		t.Errorf("regions %d %d %d", r.region("inventory/report.py", 8), r.region("inventory/report.py", 13), r.region("inventory/report.py", 2))
 	}
 	none, _ := r.Context(tok, cur, ContextBudget{})
 	if len(none) != 0 {
@@ -113,7 +119,8 @@ func TestRepositoryContextAnyLanguage(t *testing.T) {
 			"// Distance is how far p is from q.\nfunc Distance(p, q Point) float64 {\n\treturn math.Hypot(p.X-q.X, p.Y-q.Y)\n}\n"),
 		"geo/route.go": []byte("package geo\n\n// Length sums the legs of a route.\nfunc Length(route []Point) float64 {\n\ttotal := 0.0\n" +
 			"\tfor i := 1; i < len(route); i++ {\n\t\ttotal += Distance(route[i-1], route[i])\n\t}\n\treturn total\n}\n"),
-		"web/map.js": []byte("export function drawRoute(route) {\n  return route.map((p) => [p.X, p.Y]);\n}\n"),
+		"web/map.js":   []byte("export function drawRoute(route) {\n  return route.map((p) => [p.X, p.Y]);\n}\n"),
+		"geo/names.go": []byte("package geo\n\nfunc (p Point) String() string { return \"point\" }\n\ntype float64 struct{}\n"),
 	}
 	r := NewRepository("geo", files, symbols.New(files))
 	prefix, _ := around(files["geo/route.go"], 8)
@@ -130,6 +137,9 @@ func TestRepositoryContextAnyLanguage(t *testing.T) {
 			t.Errorf("the context lacks %q:\n%s", want, text.String())
 		}
 	}
+	if strings.Contains(text.String(), "symbol geo/names.go") {
+		t.Errorf("a built-in name was looked up:\n%s", text.String())
+	}
 	if strings.Contains(text.String(), "func Length") {
 		t.Errorf("the editor's own definition came back:\n%s", text.String())
 	}
@@ -141,5 +151,14 @@ func TestRepositoryContextAnyLanguage(t *testing.T) {
 	}
 	if blocks == 0 {
 		t.Error("no blocks of the JavaScript file")
+	}
+}
+
+// TestSimilar: a block whose lines are mostly around the cursor is left
+// out of the context.
+func TestSimilar(t *testing.T) {
+	near := nearLines("a = 1\nb = 2\n  c = 3\n", "\nd = 4\n")
+	if !similar("a = 1\n\nc = 3\nx = 9", near) || similar("a = 1\nx = 9\ny = 8", near) || similar("", near) {
+		t.Error("similar")
 	}
 }

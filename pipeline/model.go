@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"actor/bench/results"
 	"actor/engine"
+	"actor/internal/atomicfile"
 	"actor/models"
 	"actor/probe"
 	"actor/probes"
@@ -82,7 +82,7 @@ func ShippedProbe(model string) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return "", fmt.Errorf("installing the shipped probe: %w", err)
 	}
-	if err := results.WriteAtomic(p, data); err != nil {
+	if err := atomicfile.Write(p, data); err != nil {
 		return "", fmt.Errorf("installing the shipped probe: %w", err)
 	}
 	return p, nil

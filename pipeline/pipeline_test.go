@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"actor/bench/dataset"
+	"actor/dataset"
 	"actor/engine"
 	"actor/generate"
 	"actor/internal/testsupport"

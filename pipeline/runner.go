@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"strings"
 
-	"actor/bench/dataset"
-	"actor/bench/predictions"
+	"actor/dataset"
 	"actor/generate"
+	"actor/predictions"
+	"actor/retrieve"
 )
 
 // Job is one sample of a benchmark task to generate.
@@ -89,7 +90,7 @@ func (r *Runner) Run(ctx context.Context, group []Job) ([]Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("task %s: %w", t.ID, err)
 	}
-	tg, err := t.GenerationTarget(r.root)
+	tg, err := retrieve.TaskTarget(t, r.root)
 	if err != nil {
 		return nil, err
 	}

@@ -11,10 +11,10 @@ import (
 	"strconv"
 	"strings"
 
-	"actor/bench/dataset"
-	"actor/bench/predictions"
+	"actor/dataset"
 	"actor/generate"
 	"actor/pipeline"
+	"actor/predictions"
 	"actor/sources"
 )
 

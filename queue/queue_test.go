@@ -14,11 +14,11 @@ import (
 	"testing"
 	"time"
 
-	"actor/bench/dataset"
-	"actor/bench/predictions"
+	"actor/dataset"
 	"actor/generate"
 	"actor/internal/natstest"
 	"actor/pipeline"
+	"actor/predictions"
 )
 
 // fakeRun is a run of three tasks × two samples, one item per sample.

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"actor/bench/dataset"
+	"actor/dataset"
 	"actor/engine"
 	"actor/models"
 	"actor/pipeline"

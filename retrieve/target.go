@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"actor/dataset"
 	"actor/pysrc"
 )
 
@@ -53,4 +55,26 @@ func Locate(repo, rel string, pick func(*pysrc.File) (pysrc.Function, error)) (T
 // file rel in repo.
 func AtLine(repo, rel string, line int) (Target, error) {
 	return Locate(repo, rel, func(f *pysrc.File) (pysrc.Function, error) { return f.At(line) })
+}
+
+// TaskTarget locates a benchmark task in the repository at root (see
+// dataset.Task.LocateIn) and returns it as generation writes it: the
+// task's prompt (else the file's signature and docstring) and the
+// exclusion rule, whose start is the task's context_start_lineno when the
+// row gives one (the authors compare a block's 1-based end line with that
+// 0-based number; kept exactly).
+func TaskTarget(t *dataset.Task, root string) (Target, error) {
+	fn, err := t.Function(root)
+	if err != nil {
+		return Target{}, err
+	}
+	rel := filepath.ToSlash(filepath.Clean(t.File))
+	tg := Target{ID: t.ID, Path: rel, Function: fn, Prompt: t.Prompt, Exclusion: Exclusion{Path: rel, StartLine: fn.DeclStart}}
+	if strings.TrimSpace(tg.Prompt) == "" {
+		tg.Prompt = fn.Prompt
+	}
+	if t.DefLine > 0 {
+		tg.Exclusion.StartLine = t.DefLine - 1
+	}
+	return tg, nil
 }

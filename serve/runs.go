@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 
-	"actor/bench/predictions"
 	"actor/bench/results"
 	"actor/generate"
+	"actor/predictions"
 )
 
 // runDepth is how deep under the runs folder run folders are looked for.

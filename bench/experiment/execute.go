@@ -13,6 +13,7 @@ import (
 	"strconv"
 
 	"actor/bench/results"
+	"actor/internal/atomicfile"
 )
 
 // Exec runs the actor binary with args (a subcommand and its flags).
@@ -191,7 +192,7 @@ func portableFile(path string) error {
 	if err != nil {
 		return err
 	}
-	return results.WriteAtomic(path, portable(data))
+	return atomicfile.Write(path, portable(data))
 }
 
 // setEqualRate replaces r's EqualRate threshold (in the plan's Runs too,

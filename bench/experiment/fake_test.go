@@ -14,10 +14,10 @@ import (
 	"strings"
 	"testing"
 
-	"actor/bench/predictions"
 	"actor/bench/results"
 	"actor/generate"
 	"actor/internal/testsupport"
+	"actor/predictions"
 	"actor/probe"
 	"actor/probe/train"
 )

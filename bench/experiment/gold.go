@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"actor/bench/dataset"
+	"actor/dataset"
 	"actor/generate"
 	"actor/index"
 	"actor/retrieve"

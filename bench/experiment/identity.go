@@ -13,7 +13,7 @@ import (
 	"slices"
 	"strings"
 
-	"actor/bench/results"
+	"actor/internal/atomicfile"
 	"actor/models"
 	"actor/sources"
 )
@@ -188,7 +188,7 @@ func (p *Plan) claim(r Run) error {
 			return nil
 		}
 	}
-	return results.WriteAtomic(path, encodeConfig(want))
+	return atomicfile.Write(path, encodeConfig(want))
 }
 
 func encodeConfig(c runConfig) []byte {

@@ -8,9 +8,9 @@ import (
 	"slices"
 	"strings"
 
-	"actor/bench/predictions"
 	"actor/bench/results"
 	"actor/generate"
+	"actor/predictions"
 )
 
 // sampleKey is a task's sample.

@@ -11,7 +11,7 @@ import (
 
 	"actor/bench/chart"
 	"actor/bench/report"
-	"actor/bench/results"
+	"actor/internal/atomicfile"
 )
 
 // titles name the experiments in their reports.
@@ -46,14 +46,14 @@ func (p *Plan) Render(m Machine) error {
 	for _, f := range figs {
 		fmt.Fprintf(&b, "\n![%s](%s)\n", f, f)
 	}
-	if err := results.WriteAtomic(filepath.Join(dir, "report.md"), portable(b.Bytes())); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, "report.md"), portable(b.Bytes())); err != nil {
 		return err
 	}
 	readme, err := p.readme(m, rows)
 	if err != nil {
 		return err
 	}
-	return results.WriteAtomic(filepath.Join(dir, "README.md"), portable(readme))
+	return atomicfile.Write(filepath.Join(dir, "README.md"), portable(readme))
 }
 
 // portable writes the absolute paths of text under the working folder,

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"actor/bench/predictions"
+	"actor/predictions"
 )
 
 // taskSpread tells, task by task, how much the configurations (the grid's

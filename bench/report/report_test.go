@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"actor/bench/predictions"
 	"actor/bench/results"
 	"actor/internal/testsupport"
+	"actor/predictions"
 )
 
 // makeRun writes a results folder with the given records.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"actor/bench/predictions"
+	"actor/predictions"
 )
 
 func TestStoreResume(t *testing.T) {

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"sync"
 
-	"actor/bench/predictions"
 	"actor/jsonl"
+	"actor/predictions"
 )
 
 // SamplesFile is the name of the per-sample JSONL file in a results folder.

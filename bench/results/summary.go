@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"actor/internal/atomicfile"
 )
 
 // File names in a results folder besides SamplesFile.
@@ -46,7 +48,7 @@ func WriteMeta(dir string, m Meta) error {
 	if err != nil {
 		return err
 	}
-	return WriteAtomic(filepath.Join(dir, MetaFile), append(b, '\n'))
+	return atomicfile.Write(filepath.Join(dir, MetaFile), append(b, '\n'))
 }
 
 // ReadMeta reads dir/run.json.
@@ -60,38 +62,6 @@ func ReadMeta(dir string) (Meta, error) {
 		return m, fmt.Errorf("%s: %v", filepath.Join(dir, MetaFile), err)
 	}
 	return m, nil
-}
-
-// WriteAtomic replaces path with data: it writes a temporary file in the
-// same folder, syncs it and renames it over path, so readers see the old or
-// the new content, never a mix.
-func WriteAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
 }
 
 // FormatPct formats a pass rate in [0,1] as a percentage with two decimals.
@@ -121,10 +91,10 @@ func pctOrNA(v float64, ok bool) string {
 
 // WriteSummary writes summary.md and summary.csv for the groups of a run.
 func WriteSummary(dir string, m Meta, groups []Group, recs []Record) error {
-	if err := WriteAtomic(filepath.Join(dir, SummaryMD), summaryMarkdown(m, groups, recs)); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, SummaryMD), summaryMarkdown(m, groups, recs)); err != nil {
 		return err
 	}
-	return WriteAtomic(filepath.Join(dir, SummaryCSV), summaryCSV(groups))
+	return atomicfile.Write(filepath.Join(dir, SummaryCSV), summaryCSV(groups))
 }
 
 func summaryMarkdown(m Meta, groups []Group, recs []Record) []byte {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"actor/bench/report"
-	"actor/bench/results"
+	"actor/internal/atomicfile"
 
 	"github.com/spf13/cobra"
 )
@@ -29,7 +29,7 @@ and written to PREFIX.md, the bar chart to PREFIX.png.`,
 				return err
 			}
 			md := report.Markdown(rows)
-			if err := results.WriteAtomic(out+".md", md); err != nil {
+			if err := atomicfile.Write(out+".md", md); err != nil {
 				return err
 			}
 			if err := report.Chart(rows, out+".png"); err != nil {

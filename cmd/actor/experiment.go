@@ -14,8 +14,8 @@ import (
 	"syscall"
 	"time"
 
-	"actor/bench/dataset"
 	"actor/bench/experiment"
+	"actor/dataset"
 	"actor/generate"
 	"actor/models"
 	"actor/pipeline"

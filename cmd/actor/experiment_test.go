@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"actor/bench/predictions"
+	"actor/predictions"
 )
 
 // TestMain lets the test binary stand in for actor when it is run with an

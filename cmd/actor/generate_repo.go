@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"actor/bench/dataset"
+	"actor/dataset"
 	"actor/generate"
 	"actor/pipeline"
 	"actor/retrieve"
@@ -208,7 +208,7 @@ func taskTarget(repo, file, id string) (retrieve.Target, error) {
 	if err != nil {
 		return retrieve.Target{}, err
 	}
-	return t.GenerationTarget(repo)
+	return retrieve.TaskTarget(t, repo)
 }
 
 // openTrace creates the trace file ("" for none).

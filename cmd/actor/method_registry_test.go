@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"actor/bench/predictions"
 	"actor/internal/echomethod"
+	"actor/predictions"
 )
 
 // A method registered and nothing else is offered by the CLI (its help

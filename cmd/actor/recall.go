@@ -8,7 +8,7 @@ import (
 	"strings"
 	"syscall"
 
-	"actor/bench/dataset"
+	"actor/dataset"
 	"actor/retrieve/recall"
 
 	"github.com/spf13/cobra"

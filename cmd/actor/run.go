@@ -16,11 +16,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"actor/bench"
-	"actor/bench/dataset"
-	"actor/bench/predictions"
 	"actor/bench/results"
+	"actor/dataset"
 	"actor/generate"
 	"actor/pipeline"
+	"actor/predictions"
 	"actor/queue"
 )
 

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"actor/bench/predictions"
 	"actor/internal/testsupport"
+	"actor/predictions"
 	"actor/probe/labelstore"
 )
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"actor/bench/dataset"
+	"actor/dataset"
 	"actor/generate"
 	"actor/models"
 	"actor/pipeline"

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"actor/bench/predictions"
 	"actor/internal/natstest"
 	"actor/internal/testsupport"
+	"actor/predictions"
 )
 
 // TestRunOnQueue runs a benchmark on a real NATS JetStream server with

@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"actor/bench/results"
+	"actor/internal/atomicfile"
 	"actor/queue"
 	"actor/sources"
 )
@@ -105,7 +105,7 @@ func claimRunFolder(out string, spec queue.Spec, hasSamples bool, w io.Writer) e
 	if err != nil {
 		return err
 	}
-	return results.WriteAtomic(file, append(b, '\n'))
+	return atomicfile.Write(file, append(b, '\n'))
 }
 
 // specDiff names the fields where b differs from the recorded a, as

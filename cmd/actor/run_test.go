@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"actor/bench/predictions"
 	"actor/internal/testsupport"
+	"actor/predictions"
 )
 
 // runFixture is testsupport.CalcBenchmark with its own $ACTOR_HOME.

@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"actor/bench/dataset"
+	"actor/dataset"
 	"actor/index"
 	"actor/internal/testsupport"
 	"actor/retrieve"

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"actor/bench/dataset"
+	"actor/dataset"
 	"actor/generate"
 	"actor/index"
 	"actor/internal/testsupport"

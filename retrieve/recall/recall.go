@@ -33,7 +33,7 @@ import (
 	"sort"
 	"strings"
 
-	"actor/bench/dataset"
+	"actor/dataset"
 	"actor/index"
 	"actor/pysrc"
 	"actor/retrieve"
@@ -276,7 +276,7 @@ type TaskScore struct {
 // TaskGold locates task t in the repository at root, whose definitions r
 // holds, and returns its generation target and gold names.
 func (r *Repo) TaskGold(t *dataset.Task, root string) (retrieve.Target, Gold, error) {
-	tg, err := t.GenerationTarget(root)
+	tg, err := retrieve.TaskTarget(t, root)
 	if err != nil {
 		return tg, nil, err
 	}

@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"actor/bench/dataset"
+	"actor/dataset"
 	"actor/index"
 	"actor/internal/testsupport"
 	"actor/retrieve"

@@ -11,19 +11,17 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"slices"
 	"strings"
-	"time"
 
 	"actor/codesrc"
+	"actor/scripts/bench/internal/infillclient"
 )
 
 // request is one keystroke's request and what came of it.
@@ -128,32 +126,12 @@ func ask(url, prefix, middle, suffix string, indent int) (request, error) {
 	if strings.TrimSpace(middle) == "" {
 		middle, indent = "", 0 // llama.vim: a line of whitespace starts over
 	}
-	body, _ := json.Marshal(map[string]any{"id_slot": 0, "input_prefix": prefix, "input_suffix": suffix, "input_extra": []any{},
+	ans, err := infillclient.Post(url, map[string]any{"id_slot": 0, "input_prefix": prefix, "input_suffix": suffix, "input_extra": []any{},
 		"prompt": middle, "n_predict": 128, "stop": []string{}, "n_indent": indent, "top_k": 40, "top_p": 0.90,
 		"samplers": []string{"top_k", "top_p", "infill"}, "stream": false, "cache_prompt": true, "t_max_prompt_ms": 500,
 		"t_max_predict_ms": 1000, "seed": 1})
-	start := time.Now()
-	resp, err := http.Post(url+"/infill", "application/json", bytes.NewReader(body))
 	if err != nil {
 		return request{}, err
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return request{}, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return request{}, fmt.Errorf("%s: %s", resp.Status, b)
-	}
-	var ans struct {
-		Content string `json:"content"`
-		Timings struct {
-			CacheN  int `json:"cache_n"`
-			PromptN int `json:"prompt_n"`
-		} `json:"timings"`
-	}
-	if err := json.Unmarshal(b, &ans); err != nil {
-		return request{}, err
-	}
-	return request{Seconds: time.Since(start).Seconds(), CacheN: ans.Timings.CacheN, PromptN: ans.Timings.PromptN, Content: ans.Content}, nil
+	return request{Seconds: ans.Seconds, CacheN: ans.Timings.CacheN, PromptN: ans.Timings.PromptN, Content: ans.Content}, nil
 }

@@ -52,3 +52,14 @@ func TestPrepare(t *testing.T) {
 		t.Errorf("masked %v", ids)
 	}
 }
+
+func TestProse(t *testing.T) {
+	lines := []string{"def f():", `    """Doc`, "    more doc", `    """`, "    x = 1  # ok", "    /* c */ y", "    z = '''a''' + b"}
+	got := prose(lines)
+	want := []bool{false, true, true, true, false, true, true}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("line %d %q: %v", i, lines[i], got[i])
+		}
+	}
+}

@@ -127,8 +127,9 @@ func prepare(args []string) error {
 			if d.Kind != "function" && d.Kind != "method" && d.Kind != "constructor" {
 				continue
 			}
+			inside := prose(lines[d.Start-1 : min(d.End, len(lines))])
 			for ln := d.Start + 1; ln < min(d.End, len(lines)); ln++ {
-				if t := strings.TrimSpace(lines[ln-1]); len(t) >= minTarget && !comment(t) {
+				if t := strings.TrimSpace(lines[ln-1]); len(t) >= minTarget && !comment(t) && !inside[ln-d.Start] {
 					cands = append(cands, cand{p, ln})
 				}
 			}
@@ -170,6 +171,32 @@ func prepare(args []string) error {
 	}
 	fmt.Fprintf(os.Stderr, "%d lines of %d candidates in %s\n", len(cands), total, *src)
 	return f.Close()
+}
+
+// prose marks the lines that lie in a docstring or a block comment, or
+// start or end one: what a line completion benchmark leaves out.
+func prose(lines []string) []bool {
+	out := make([]bool, len(lines))
+	var closer string
+	for i, l := range lines {
+		if closer != "" {
+			out[i] = true
+			if strings.Contains(l, closer) {
+				closer = ""
+			}
+			continue
+		}
+		for _, q := range [][2]string{{`"""`, `"""`}, {"'''", "'''"}, {"/*", "*/"}} {
+			if j := strings.Index(l, q[0]); j >= 0 {
+				out[i] = true
+				if !strings.Contains(l[j+len(q[0]):], q[1]) {
+					closer = q[1]
+				}
+				break
+			}
+		}
+	}
+	return out
 }
 
 // comment reports whether a trimmed line is only a comment.

@@ -8,59 +8,79 @@ import (
 )
 
 // report prints exact match and edit similarity by language and mode,
-// with the median request time and the share of prompt tokens cached.
+// with the median request time and the share of prompt tokens cached,
+// over the lines every mode of a language has answered (a run in
+// progress compares like with like).
 func report(files []string) error {
 	if len(files) == 0 {
 		return errors.New("report: give results files")
 	}
-	type key struct{ lang, mode string }
-	type agg struct {
-		n, exact       int
-		sim            float64
-		secs           []float64
-		cached, prompt int
-	}
-	all := map[key]*agg{}
+	byLang := map[string]map[string]map[string]result{} // lang → mode → id
 	for _, f := range files {
 		rs, err := readLines[result](f)
 		if err != nil {
 			return err
 		}
 		for _, r := range rs {
-			k := key{r.Lang, r.Mode}
-			a := all[k]
-			if a == nil {
-				a = &agg{}
-				all[k] = a
+			if byLang[r.Lang] == nil {
+				byLang[r.Lang] = map[string]map[string]result{}
 			}
-			a.n++
-			if r.Exact {
-				a.exact++
+			if byLang[r.Lang][r.Mode] == nil {
+				byLang[r.Lang][r.Mode] = map[string]result{}
 			}
-			a.sim += r.EditSim
-			a.secs = append(a.secs, r.Seconds)
-			a.cached += r.CacheN
-			a.prompt += r.CacheN + r.PromptN
+			byLang[r.Lang][r.Mode][r.ID] = r
 		}
-	}
-	keys := make([]key, 0, len(all))
-	for k := range all {
-		keys = append(keys, k)
 	}
 	order := map[string]int{"none": 0, "chunks": 1, "repo": 2, "both": 3}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].lang != keys[j].lang {
-			return keys[i].lang < keys[j].lang
-		}
-		return order[keys[i].mode] < order[keys[j].mode]
-	})
 	fmt.Println("| language | context | lines | exact match % | edit similarity % | p50 s | prompt tokens cached % |")
 	fmt.Println("|---|---|---|---|---|---|---|")
-	for _, k := range keys {
-		a := all[k]
-		slices.Sort(a.secs)
-		fmt.Printf("| %s | %s | %d | %.1f | %.1f | %.2f | %.0f |\n", k.lang, k.mode, a.n, 100*float64(a.exact)/float64(a.n),
-			100*a.sim/float64(a.n), a.secs[len(a.secs)/2], 100*float64(a.cached)/float64(max(1, a.prompt)))
+	for _, lang := range sortedKeys(byLang) {
+		modes := byLang[lang]
+		var common []string
+		for id := range modes[sortedKeys(modes)[0]] {
+			all := true
+			for _, m := range modes {
+				if _, ok := m[id]; !ok {
+					all = false
+				}
+			}
+			if all {
+				common = append(common, id)
+			}
+		}
+		names := sortedKeys(modes)
+		sort.Slice(names, func(i, j int) bool { return order[names[i]] < order[names[j]] })
+		for _, mode := range names {
+			var exact, cached, prompt int
+			var sim float64
+			var secs []float64
+			for _, id := range common {
+				r := modes[mode][id]
+				if r.Exact {
+					exact++
+				}
+				sim += r.EditSim
+				secs = append(secs, r.Seconds)
+				cached += r.CacheN
+				prompt += r.CacheN + r.PromptN
+			}
+			if len(common) == 0 {
+				continue
+			}
+			slices.Sort(secs)
+			n := float64(len(common))
+			fmt.Printf("| %s | %s | %d | %.1f | %.1f | %.2f | %.0f |\n", lang, mode, len(common), 100*float64(exact)/n,
+				100*sim/n, secs[len(secs)/2], 100*float64(cached)/float64(max(1, prompt)))
+		}
 	}
 	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

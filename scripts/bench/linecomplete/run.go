@@ -2,16 +2,14 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"strings"
-	"time"
+
+	"actor/scripts/bench/internal/infillclient"
 )
 
 // result is one task's answer.
@@ -92,34 +90,14 @@ func ask(url, mode string, t task) (result, error) {
 	if mode == "chunks" || mode == "both" {
 		req["input_extra"] = t.Chunks
 	}
-	body, _ := json.Marshal(req)
-	start := time.Now()
-	resp, err := http.Post(url+"/infill", "application/json", bytes.NewReader(body))
+	ans, err := infillclient.Post(url, req)
 	if err != nil {
-		return result{}, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return result{}, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return result{}, fmt.Errorf("%s: %s", resp.Status, b)
-	}
-	var ans struct {
-		Content string `json:"content"`
-		Timings struct {
-			CacheN  int `json:"cache_n"`
-			PromptN int `json:"prompt_n"`
-		} `json:"timings"`
-	}
-	if err := json.Unmarshal(b, &ans); err != nil {
 		return result{}, err
 	}
 	got := strings.SplitN(ans.Content, "\n", 2)[0]
 	want, have := strings.TrimSpace(t.Target), strings.TrimSpace(got)
 	return result{ID: t.ID, Lang: t.Lang, Mode: mode, Target: t.Target, Got: got, Exact: want == have,
-		EditSim: editSim(want, have), Seconds: time.Since(start).Seconds(), CacheN: ans.Timings.CacheN, PromptN: ans.Timings.PromptN}, nil
+		EditSim: editSim(want, have), Seconds: ans.Seconds, CacheN: ans.Timings.CacheN, PromptN: ans.Timings.PromptN}, nil
 }
 
 // editSim is 1 - Levenshtein distance / the longer length, over runes.

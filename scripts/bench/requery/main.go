@@ -16,7 +16,7 @@ import (
 	"os"
 	"slices"
 
-	"actor/bench/dataset"
+	"actor/dataset"
 	"actor/encoder"
 	"actor/generate"
 	"actor/index"

@@ -13,8 +13,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"actor/bench/candidate"
 )
 
 // Benchmark names accepted by Load.
@@ -118,9 +116,4 @@ func (t *Task) Locate(repos string) (root string, err error) {
 		return "", err
 	}
 	return root, t.LocateIn(root)
-}
-
-// Target describes the gold function for candidate.Place.
-func (t *Task) Target() candidate.Target {
-	return candidate.Target{Name: t.EntryPoint, Gold: t.Gold, Line: t.Line}
 }

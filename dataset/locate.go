@@ -2,10 +2,11 @@ package dataset
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"actor/pysrc"
-	"actor/retrieve"
 )
 
 // LocateIn finds the task's function in the repository at root: the file
@@ -13,45 +14,39 @@ import (
 // filling File, Line and EndLine. The function is read with pysrc, the
 // parser generation uses, and picked as pick says.
 func (t *Task) LocateIn(root string) error {
-	_, err := t.locate(root)
+	_, err := t.Function(root)
 	return err
 }
 
-// locate is LocateIn, returning the function as a retrieve.Target.
-func (t *Task) locate(root string) (retrieve.Target, error) {
+// Function is LocateIn, returning the function as pysrc reads it
+// (retrieve.TaskTarget makes it a generation target).
+func (t *Task) Function(root string) (pysrc.Function, error) {
 	if t.File == "" {
 		if t.Module == "" {
-			return retrieve.Target{}, fmt.Errorf("task %s names neither a file nor a module", t.ID)
+			return pysrc.Function{}, fmt.Errorf("task %s names neither a file nor a module", t.ID)
 		}
 		f, err := pysrc.ModuleFile(root, t.Module)
 		if err != nil {
-			return retrieve.Target{}, fmt.Errorf("task %s: %w", t.ID, err)
+			return pysrc.Function{}, fmt.Errorf("task %s: %w", t.ID, err)
 		}
 		t.File = f
 	}
-	tg, err := retrieve.Locate(root, t.File, t.pick)
+	rel := filepath.ToSlash(filepath.Clean(t.File))
+	src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
 	if err != nil {
-		return retrieve.Target{}, fmt.Errorf("task %s: %w", t.ID, err)
+		return pysrc.Function{}, fmt.Errorf("task %s: %w", t.ID, err)
 	}
-	t.Line, t.EndLine = tg.Function.Start, tg.Function.End
-	return tg, nil
-}
-
-// GenerationTarget locates the task in the repository at root and returns
-// it as generation writes it: the task's prompt (else the file's signature
-// and docstring) and the exclusion rule, whose start is the task's
-// context_start_lineno when the row gives one (the authors compare a
-// block's 1-based end line with that 0-based number; kept exactly).
-func (t *Task) GenerationTarget(root string) (retrieve.Target, error) {
-	tg, err := t.locate(root)
+	f, err := pysrc.Parse(src)
 	if err != nil {
-		return retrieve.Target{}, err
+		return pysrc.Function{}, fmt.Errorf("task %s: %s: %w", t.ID, rel, err)
 	}
-	tg.ID, tg.Prompt = t.ID, first(t.Prompt, tg.Prompt)
-	if t.DefLine > 0 {
-		tg.Exclusion.StartLine = t.DefLine - 1
+	defer f.Close()
+	fn, err := t.pick(f)
+	if err != nil {
+		return pysrc.Function{}, fmt.Errorf("task %s: %s: %w", t.ID, rel, err)
 	}
-	return tg, nil
+	t.Line, t.EndLine = fn.Start, fn.End
+	return fn, nil
 }
 
 // pick chooses the task's function among the file's definitions of its

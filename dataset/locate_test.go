@@ -1,11 +1,13 @@
-package dataset
+package dataset_test
 
 import (
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"actor/dataset"
 	"actor/internal/testsupport"
+	"actor/retrieve"
 )
 
 const modSrc = `import os
@@ -35,7 +37,7 @@ func TestACToRRows(t *testing.T) {
 {"_id": "anon", "file_path": "a/b.py"}
 {"_id": "meta", "file_path": "a/b.py", "name": "h", "metadata": {"task_id": [1]}}
 `)
-	set, err := Load(RepoExec, f)
+	set, err := dataset.Load(dataset.RepoExec, f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,8 +81,8 @@ func TestGenerationTarget(t *testing.T) {
 	repo := t.TempDir()
 	testsupport.WriteFile(t, repo, "pkg/mod.py", modSrc)
 	testsupport.WriteFile(t, repo, "pkg/sub/__init__.py", "def h():\n    pass\n")
-	locate := func(tk Task) (string, int, int, string, error) {
-		tg, err := tk.GenerationTarget(repo)
+	locate := func(tk dataset.Task) (string, int, int, string, error) {
+		tg, err := retrieve.TaskTarget(&tk, repo)
 		if err == nil && (tk.Line != tg.Function.Start || tk.EndLine != tg.Function.End || tk.File != tg.Path || tg.ID != tk.ID) {
 			t.Errorf("task %s: fields %s:%d-%d, target %+v", tk.ID, tk.File, tk.Line, tk.EndLine, tg)
 		}
@@ -88,35 +90,35 @@ func TestGenerationTarget(t *testing.T) {
 	}
 	// By name: the gold source decides between two functions named f (a
 	// method, compared dedented).
-	path, line, excl, prompt, err := locate(Task{ID: "1", Module: "pkg.mod", EntryPoint: "f", Gold: "def f(x):\n    \"\"\"F doc.\"\"\"\n    return x"})
+	path, line, excl, prompt, err := locate(dataset.Task{ID: "1", Module: "pkg.mod", EntryPoint: "f", Gold: "def f(x):\n    \"\"\"F doc.\"\"\"\n    return x"})
 	if err != nil || path != "pkg/mod.py" || line != 3 || excl != 3 || prompt != "def f(x):\n    \"\"\"F doc.\"\"\"\n" {
 		t.Errorf("f: %s %d %d %q %v", path, line, excl, prompt, err)
 	}
-	_, line, _, prompt, err = locate(Task{ID: "2", Module: "pkg.mod", EntryPoint: "f", Gold: "def f(self):\n    \"\"\"Method f.\"\"\"\n    return 3"})
+	_, line, _, prompt, err = locate(dataset.Task{ID: "2", Module: "pkg.mod", EntryPoint: "f", Gold: "def f(self):\n    \"\"\"Method f.\"\"\"\n    return 3"})
 	if err != nil || line != 12 || prompt != "    def f(self):\n        \"\"\"Method f.\"\"\"\n" {
 		t.Errorf("method f: %d %q %v", line, prompt, err)
 	}
 	// No gold and two definitions: the only top-level one.
-	if _, line, _, _, err = locate(Task{ID: "3", Module: "pkg.mod", EntryPoint: "f"}); err != nil || line != 3 {
+	if _, line, _, _, err = locate(dataset.Task{ID: "3", Module: "pkg.mod", EntryPoint: "f"}); err != nil || line != 3 {
 		t.Errorf("top-level f: %d %v", line, err)
 	}
 	// A decorated function: its decorator is hidden from retrieval too.
-	if _, line, excl, _, err = locate(Task{ID: "4", Module: "pkg.mod", EntryPoint: "g"}); err != nil || line != 8 || excl != 7 {
+	if _, line, excl, _, err = locate(dataset.Task{ID: "4", Module: "pkg.mod", EntryPoint: "g"}); err != nil || line != 8 || excl != 7 {
 		t.Errorf("g: %d %d %v", line, excl, err)
 	}
 	// ACToR's 0-based context_start_lineno: the exclusion start as is, the
 	// task's own prompt.
-	if _, line, excl, prompt, err = locate(Task{ID: "5", File: "pkg/mod.py", DefLine: 3, Prompt: "P"}); err != nil || line != 3 || excl != 2 || prompt != "P" {
+	if _, line, excl, prompt, err = locate(dataset.Task{ID: "5", File: "pkg/mod.py", DefLine: 3, Prompt: "P"}); err != nil || line != 3 || excl != 2 || prompt != "P" {
 		t.Errorf("context start: %d %d %q %v", line, excl, prompt, err)
 	}
-	if path, _, _, _, err = locate(Task{ID: "6", Module: "pkg.sub", EntryPoint: "h"}); err != nil || path != "pkg/sub/__init__.py" {
+	if path, _, _, _, err = locate(dataset.Task{ID: "6", Module: "pkg.sub", EntryPoint: "h"}); err != nil || path != "pkg/sub/__init__.py" {
 		t.Errorf("package module: %s %v", path, err)
 	}
 	// A line hint inside the method: the innermost function holding it.
-	if _, line, _, _, err = locate(Task{ID: "7", File: "pkg/mod.py", Line: 14}); err != nil || line != 12 {
+	if _, line, _, _, err = locate(dataset.Task{ID: "7", File: "pkg/mod.py", Line: 14}); err != nil || line != 12 {
 		t.Errorf("by line: %d %v", line, err)
 	}
-	for _, bad := range []Task{
+	for _, bad := range []dataset.Task{
 		{ID: "8", Module: "pkg.missing", EntryPoint: "f"},
 		{ID: "9", Module: "pkg.mod", EntryPoint: "zzz"},
 		{ID: "10"},
@@ -129,13 +131,13 @@ func TestGenerationTarget(t *testing.T) {
 	}
 }
 
-// Every RepoExec dev task is found in its project with the gold source,
+// Every dataset.RepoExec dev task is found in its project with the gold source,
 // its prompt a prefix of the gold function; the first one where the
-// authors' RepoExec file puts it (context_start_lineno 281, 0-based, for
+// authors' dataset.RepoExec file puts it (context_start_lineno 281, 0-based, for
 // reverse).
 func TestLocateRepoExecDev(t *testing.T) {
 	dev, repos := testsupport.RepoExecDev(t)
-	set, err := Load(RepoExec, filepath.Join(dev, "tasks.jsonl"))
+	set, err := dataset.Load(dataset.RepoExec, filepath.Join(dev, "tasks.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +150,7 @@ func TestLocateRepoExecDev(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tg, err := tk.GenerationTarget(root)
+		tg, err := retrieve.TaskTarget(tk, root)
 		if err != nil {
 			t.Errorf("task %s: %v", tk.ID, err)
 			continue
