@@ -134,6 +134,9 @@ func TestCUDAMatchesCPU(t *testing.T) {
 		t.Skip("set $" + CUDALibraryEnv + " to the CUDA library to compare GPU with CPU")
 	}
 	gpu, note, err := ResolveDevice(DeviceAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if gpu == nil {
 		t.Skip(note)
 	}
