@@ -22,13 +22,18 @@ type CUDAFound = ggml.Found
 func FindCUDA() CUDAFound { return ggml.FindCUDA() }
 
 // ResolveDevice checks a device name before any model loads and returns
-// the line to show about it: which GPU, or why the CPU. DeviceCUDA
-// without a usable GPU is an error (ErrNoGPU wrapped, with the reason);
-// DeviceCPU loads nothing and returns no line.
+// the line to show about it: which GPU, or why the CPU when a CUDA build
+// found none. DeviceCUDA without a usable GPU is an error (ErrNoGPU
+// wrapped, with the reason); DeviceCPU loads nothing and returns no line,
+// nor does DeviceAuto when no CUDA library is beside the binary.
 func ResolveDevice(device string) (note string, err error) {
 	_, note, err = ggml.ResolveDevice(device)
 	return note, err
 }
+
+// CheckDevice is nil for a device name Options.Device accepts, else an
+// error naming the choices (for checking a flag before anything loads).
+func CheckDevice(device string) error { return ggml.CheckDevice(device) }
 
 // ErrNoGPU is wrapped by the errors of DeviceCUDA when no GPU can be used.
 var ErrNoGPU = ggml.ErrNoGPU

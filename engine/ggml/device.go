@@ -137,6 +137,7 @@ func (g GPU) String() string {
 // was looked for, whether it loaded, why not, and its devices.
 type Found struct {
 	Library string // the path looked at
+	Present bool   // a file is at Library (a CUDA build)
 	Loaded  bool   // the library loaded and registered its backend
 	Reason  string // why there is no GPU (empty when there is one)
 	GPUs    []GPU
@@ -185,6 +186,7 @@ func FindCUDA() Found {
 			cudaFound.Reason = "no CUDA library at " + path
 			return
 		}
+		cudaFound.Present = true
 		cpath := C.CString(path)
 		defer C.free(unsafe.Pointer(cpath))
 		var buf [512]C.char
@@ -237,26 +239,41 @@ func oneLine(s string) string {
 	return s
 }
 
+// CheckDevice is nil for the names ResolveDevice accepts (DeviceAuto, ""
+// too, DeviceCPU, DeviceCUDA) and an error naming the choices otherwise.
+func CheckDevice(device string) error {
+	switch device {
+	case "", DeviceAuto, DeviceCPU, DeviceCUDA:
+		return nil
+	}
+	return fmt.Errorf("device %q: want %s, %s or %s", device, DeviceAuto, DeviceCPU, DeviceCUDA)
+}
+
 // ErrNoGPU is returned (wrapped, with the reason) by ResolveDevice when
 // DeviceCUDA is asked for and no CUDA device can be used.
 var ErrNoGPU = errors.New("no CUDA device")
 
 // ResolveDevice turns a --device value into the GPU to run on (nil: the
-// CPU) and, for DeviceAuto and DeviceCUDA, one line saying what was
-// chosen and why. DeviceCUDA without a usable GPU is an error naming the
-// reason; DeviceCPU never loads the library and says nothing.
+// CPU) and one line saying what was chosen and why. DeviceCUDA without a
+// usable GPU is an error naming the reason. The line is empty where there
+// is nothing to tell: DeviceCPU (the library is never loaded) and
+// DeviceAuto in a CPU build (no library beside the binary), so a CPU user
+// sees exactly what a build without CUDA support shows.
 func ResolveDevice(device string) (gpu *GPU, note string, err error) {
 	switch device {
 	case DeviceCPU:
 		return nil, "", nil
 	case "", DeviceAuto, DeviceCUDA:
 	default:
-		return nil, "", fmt.Errorf("device %q: want auto, cpu or cuda", device)
+		return nil, "", CheckDevice(device)
 	}
 	f := FindCUDA()
 	if len(f.GPUs) == 0 {
 		if device == DeviceCUDA {
 			return nil, "", fmt.Errorf("--device cuda: %w: %s", ErrNoGPU, f.Reason)
+		}
+		if !f.Present {
+			return nil, "", nil
 		}
 		return nil, "device: CPU (" + f.Reason + ")", nil
 	}

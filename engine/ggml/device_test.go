@@ -56,8 +56,9 @@ func runChild(t *testing.T, name, lib string) {
 }
 
 // TestDeviceFallback: without the library, with a file that is no library,
-// and with a backend that finds no device, auto runs on the CPU and says
-// why in one line, cuda is a one-line error, cpu loads nothing.
+// and with a backend that finds no device, auto runs on the CPU (saying
+// nothing in the first case, why in one line in the others), cuda is a
+// one-line error, cpu loads nothing.
 func TestDeviceFallback(t *testing.T) {
 	dir := t.TempDir()
 	broken := filepath.Join(dir, "broken.so")
@@ -108,9 +109,16 @@ func TestDeviceChild(t *testing.T) {
 	if f.Loaded != want.loaded || !strings.HasPrefix(f.Reason, want.reason) || len(f.GPUs) != 0 {
 		t.Fatalf("FindCUDA() = %+v, want loaded %v, reason %q…", f, want.loaded, want.reason)
 	}
+	if f.Present != (name != "missing") {
+		t.Fatalf("FindCUDA() = %+v: Present wrong for case %s", f, name)
+	}
+	wantNote := "device: CPU (" + f.Reason + ")"
+	if name == "missing" {
+		wantNote = "" // a CPU build says nothing about CUDA
+	}
 	gpu, note, err := ResolveDevice(DeviceAuto)
-	if gpu != nil || err != nil || note != "device: CPU ("+f.Reason+")" || strings.Contains(note, "\n") {
-		t.Fatalf("auto: %v %q %v", gpu, note, err)
+	if gpu != nil || err != nil || note != wantNote || strings.Contains(note, "\n") {
+		t.Fatalf("auto: %v %q %v; want note %q", gpu, note, err, wantNote)
 	}
 	gpu, note, err = ResolveDevice(DeviceCUDA)
 	if gpu != nil || note != "" || !errors.Is(err, ErrNoGPU) || strings.Contains(err.Error(), "\n") ||
