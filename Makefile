@@ -31,5 +31,5 @@ fmt:
 # rows; GPU-vs-CPU logits where no Go toolchain is at hand).
 cuda: build
 	go build -o bin/enginebench ./scripts/bench/enginebench
-	go test -c -o bin/ggml.test ./engine/ggml
+	go test -tags cudacheck -c -o bin/ggml.test ./engine/ggml
 	scripts/build-cuda.sh

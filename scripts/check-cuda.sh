@@ -83,7 +83,7 @@ gotest=()
 if [[ -x $BIN/ggml.test ]]; then
 	gotest=("$BIN/ggml.test" -test.count=1 -test.v -test.run '^TestCUDAMatchesCPU$')
 elif command -v go >/dev/null; then
-	gotest=(go test -count=1 -v -run '^TestCUDAMatchesCPU$' ./engine/ggml/)
+	gotest=(go test -tags cudacheck -count=1 -v -run '^TestCUDAMatchesCPU$' ./engine/ggml/)
 fi
 if [[ ${#gotest[@]} -eq 0 ]]; then
 	row logits "random models" "neither bin/ggml.test nor go here" skipped

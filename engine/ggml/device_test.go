@@ -39,18 +39,18 @@ static struct reg the_reg = {2, {name, count, device, proc}, NULL};
 struct reg * ggml_backend_init(void) { return &the_reg; }
 `
 
-// childCase, when set in the environment, makes TestDeviceChild run that
-// case in this process (FindCUDA runs once per process).
+// childCase, when set in the environment, makes TestDeviceFallback run
+// that one case in this process (FindCUDA runs once per process).
 const childCase = "ACTOR_TEST_DEVICE_CASE"
 
-// runChild runs TestDeviceChild in a new process with the case and the
+// runChild runs TestDeviceFallback for one case in a new process with the case and the
 // CUDA library path, and fails t with its output when it fails.
 func runChild(t *testing.T, name, lib string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestDeviceChild$", "-test.v")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestDeviceFallback$", "-test.v")
 	cmd.Env = append(os.Environ(), childCase+"="+name, CUDALibraryEnv+"="+lib)
 	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--- PASS: TestDeviceChild") {
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestDeviceFallback") {
 		t.Fatalf("case %s: %v\n%s", name, err, out)
 	}
 }
@@ -60,6 +60,10 @@ func runChild(t *testing.T, name, lib string) {
 // nothing in the first case, why in one line in the others), cuda is a
 // one-line error, cpu loads nothing.
 func TestDeviceFallback(t *testing.T) {
+	if name := os.Getenv(childCase); name != "" {
+		deviceCase(t, name)
+		return
+	}
 	dir := t.TempDir()
 	broken := filepath.Join(dir, "broken.so")
 	if err := os.WriteFile(broken, []byte("not a library\n"), 0o644); err != nil {
@@ -81,12 +85,8 @@ func TestDeviceFallback(t *testing.T) {
 	runChild(t, "nodevice", fake)
 }
 
-// TestDeviceChild is one case of TestDeviceFallback, in its own process.
-func TestDeviceChild(t *testing.T) {
-	name := os.Getenv(childCase)
-	if name == "" {
-		t.Skip("run by TestDeviceFallback")
-	}
+// deviceCase is one case of TestDeviceFallback, in its own process.
+func deviceCase(t *testing.T, name string) {
 	lib := os.Getenv(CUDALibraryEnv)
 	if got := CUDALibraryPath(); got != lib {
 		t.Fatalf("CUDALibraryPath() = %q, want $%s %q", got, CUDALibraryEnv, lib)
@@ -130,62 +130,5 @@ func TestDeviceChild(t *testing.T) {
 	out := run(t, m, newCache(t, m, CacheF16), Batch{Tokens: tokens[:4], Outputs: []int{3}, Logits: true})
 	if len(out.Logits) == 0 || math.IsNaN(float64(out.Logits[0])) {
 		t.Fatalf("logits after the device search: %v", out.Logits[:min(4, len(out.Logits))])
-	}
-}
-
-// TestCUDAMatchesCPU compares the logits of random models in several
-// weight types on the GPU with the CPU's. It runs where the CUDA library
-// loads and a device answers ($ACTOR_CUDA_LIB, e.g. scripts/check-cuda.sh),
-// and is skipped elsewhere.
-func TestCUDAMatchesCPU(t *testing.T) {
-	if os.Getenv(CUDALibraryEnv) == "" || os.Getenv(childCase) != "" {
-		t.Skip("set $" + CUDALibraryEnv + " to the CUDA library to compare GPU with CPU")
-	}
-	gpu, note, err := ResolveDevice(DeviceAuto)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if gpu == nil {
-		t.Skip(note)
-	}
-	t.Log(note)
-	all := make([]int, len(tokens))
-	for i := range all {
-		all[i] = i
-	}
-	for _, typ := range []fsggml.TensorType{fsggml.TensorTypeF32, fsggml.TensorTypeF16, fsggml.TensorTypeQ8_0,
-		fsggml.TensorTypeQ4_0, fsggml.TensorTypeQ4_K, fsggml.TensorTypeQ6_K} {
-		for _, flash := range []bool{false, true} {
-			cpu := loadRandom(t, typ, false, Options{Threads: 2, FlashAttention: flash})
-			dev := loadRandom(t, typ, false, Options{Threads: 2, FlashAttention: flash, GPU: gpu})
-			if dev.GPU() == nil || dev.Repacked() != 0 {
-				t.Fatalf("%v: model not held on the GPU (GPU %v, %d repacked)", typ, dev.GPU(), dev.Repacked())
-			}
-			// a prefill, then a batch reading logits, hidden states and attention
-			b := Batch{Tokens: tokens[5:], Start: 5, Outputs: all[:len(tokens)-5], Logits: true, Hidden: true, Attention: true}
-			want, got := func() (Output, Output) {
-				cc, gc := newCache(t, cpu, CacheF16), newCache(t, dev, CacheF16)
-				run(t, cpu, cc, Batch{Tokens: tokens[:5]})
-				run(t, dev, gc, Batch{Tokens: tokens[:5]})
-				return run(t, cpu, cc, b), run(t, dev, gc, b)
-			}()
-			for _, r := range []struct {
-				what      string
-				got, want []float32
-			}{{"logits", got.Logits, want.Logits}, {"hidden", got.Hidden, want.Hidden}, {"attention", got.Attention, want.Attention}} {
-				if len(r.got) != len(r.want) || len(r.want) == 0 {
-					t.Fatalf("%v flash %v %s: %d values on the GPU, %d on the CPU", typ, flash, r.what, len(r.got), len(r.want))
-				}
-				var worst, scale float64
-				for i := range r.want {
-					worst = max(worst, math.Abs(float64(r.got[i]-r.want[i])))
-					scale = max(scale, math.Abs(float64(r.want[i])))
-				}
-				t.Logf("%v flash %v %s: max |GPU-CPU| %.3g of max %.3g", typ, flash, r.what, worst, scale)
-				if worst > 0.02*scale+1e-3 {
-					t.Errorf("%v flash %v %s: GPU differs from CPU by %.3g (max %.3g)", typ, flash, r.what, worst, scale)
-				}
-			}
-		}
 	}
 }
