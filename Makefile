@@ -4,7 +4,7 @@ SIMD_FLAGS := -O3 -mavx2 -mfma -mf16c -DGGML_USE_CPU_REPACK
 export CGO_CFLAGS := $(SIMD_FLAGS)
 export CGO_CXXFLAGS := $(SIMD_FLAGS)
 
-.PHONY: build native test vet fmt
+.PHONY: build native test vet fmt cuda
 
 build:
 	go build -o bin/actor ./cmd/actor
@@ -23,3 +23,13 @@ test: build
 
 fmt:
 	gofmt -l -w .
+
+# cuda: ggml's CUDA backend beside the binary (bin/libggml-cuda.so, loaded at
+# start when a GPU answers; docs/CUDA.md). Compiler from PyPI wheels into
+# .cache/cuda; resumable. CUDA_ARCHS / CUDA_PTX / JOBS choose (see the script).
+# bin/enginebench and bin/ggml.test are for scripts/check-cuda.sh (speed
+# rows; GPU-vs-CPU logits where no Go toolchain is at hand).
+cuda: build
+	go build -o bin/enginebench ./scripts/bench/enginebench
+	go test -tags cudacheck -c -o bin/ggml.test ./engine/ggml
+	scripts/build-cuda.sh

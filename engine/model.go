@@ -42,6 +42,9 @@ type Options struct {
 	// their exact Q8_0 copies, which ggml multiplies faster (same logits;
 	// 12 more bytes per 32 weights). For measurements.
 	KeepQ5_0 bool
+	// Device is where the decoder runs: DeviceAuto ("" too), DeviceCPU or
+	// DeviceCUDA (see ResolveDevice).
+	Device string
 }
 
 // DefaultThreads is the thread count used when Options.Threads is 0: the
@@ -87,7 +90,11 @@ func Load(path string, opts Options) (*Model, error) {
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = DefaultBatchSize
 	}
-	net, err := ggml.Load(path, cfg.params(f), ggml.Options{Threads: opts.Threads, FlashAttention: opts.FlashAttention, NoWiden: opts.KeepQ5_0})
+	gpu, _, err := ggml.ResolveDevice(opts.Device)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	net, err := ggml.Load(path, cfg.params(f), ggml.Options{Threads: opts.Threads, FlashAttention: opts.FlashAttention, NoWiden: opts.KeepQ5_0, GPU: gpu})
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}

@@ -45,13 +45,24 @@ func newRootCmd(open encoderOpener) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	g := &globalFlags{open: open}
 	g.register(root.PersistentFlags())
 	root.AddCommand(newBenchCmd(), newConvertCmd(), newExperimentCmd(), newGenerateCmd(g), newIndexCmd(g),
 		newModelsCmd(), newProbeCmd(g), newPromptCmd(g), newRecallCmd(g), newRunCmd(g), newSearchCmd(g),
-		newServeCmd(g), newTokenizeCmd(), newWorkerCmd(g))
+		newServeCmd(g), newTokenizeCmd(), newWorkerCmd(g), newDeviceCmd())
 	return root
 }
+
+// usageError is a command line cobra could not parse (an unknown flag, a
+// value a flag refuses): exit status 2, as for other wrong input.
+type usageError struct{ error }
+
+// ExitCode is 2: the command line is wrong.
+func (usageError) ExitCode() int { return 2 }
+
+// Unwrap is the parse error.
+func (e usageError) Unwrap() error { return e.error }
 
 // exitCode is 2 for errors that say the command's input is wrong (they
 // have an ExitCode method, e.g. bench.FolderError), else 1.

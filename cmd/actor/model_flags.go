@@ -22,7 +22,26 @@ type modelFlags struct {
 	threads, ctx        int
 	f32Cache, flashAttn bool
 	verbose             bool
+	device              deviceValue
 }
+
+// deviceValue is --device, checked when parsed so that a wrong name stops
+// the command (exit 2) before anything loads.
+type deviceValue string
+
+func (d *deviceValue) String() string { return string(*d) }
+
+// Set accepts the names engine.CheckDevice accepts.
+func (d *deviceValue) Set(s string) error {
+	if err := engine.CheckDevice(s); err != nil {
+		return err
+	}
+	*d = deviceValue(s)
+	return nil
+}
+
+// Type names the value in the help.
+func (d *deviceValue) Type() string { return "device" }
 
 // modelFlagSet says which model flags a command has beyond --model and
 // --threads, and how it words those whose help is its own.
@@ -45,6 +64,9 @@ func (f *modelFlags) register(fs *pflag.FlagSet, g *globalFlags, set modelFlagSe
 	}
 	fs.StringVar(&f.model, "model", models.DefaultModel, set.modelHelp)
 	fs.IntVar(&f.threads, "threads", 0, "CPU threads for ggml (0: number of CPUs, at most 8)")
+	f.device = engine.DeviceAuto
+	fs.Var(&f.device, "device",
+		"where the model runs: auto (a CUDA GPU when bin/"+engine.CUDALibrary+" loads and a device answers, else the CPU), cpu or cuda")
 	if !set.noCtx {
 		fs.IntVar(&f.ctx, "ctx", 0, set.ctxHelp)
 	}
@@ -60,7 +82,7 @@ func (f *modelFlags) register(fs *pflag.FlagSet, g *globalFlags, set modelFlagSe
 // engineOptions are the engine options the flags choose.
 func (f *modelFlags) engineOptions() engine.Options {
 	return engine.Options{ContextLength: f.ctx, Threads: f.threads, F32Cache: f.f32Cache, FlashAttention: f.flashAttn,
-		KeepQ5_0: f.global.keepQ5_0}
+		KeepQ5_0: f.global.keepQ5_0, Device: string(f.device)}
 }
 
 // encoders opens --encoder arguments with the root's encoder flags and
@@ -84,11 +106,18 @@ func (f *modelFlags) quietLogs(stderr io.Writer) {
 	}
 }
 
-// startLogs is quietLogs, and a warning on stderr when this binary was
-// built without the CPU features that make ggml fast.
+// startLogs is quietLogs, a warning on stderr when this binary was built
+// without the CPU features that make ggml fast, and the one line saying
+// which device --device auto or cuda chose where there is something to
+// tell (a GPU, or a CUDA build that found none; a CPU build says nothing).
+// A --device cuda that cannot be met fails later, when the model loads,
+// with the reason.
 func (f *modelFlags) startLogs(stderr io.Writer) {
 	f.quietLogs(stderr)
 	if w := engine.CPUWarning(); w != "" {
 		fmt.Fprintln(stderr, w)
+	}
+	if note, err := engine.ResolveDevice(string(f.device)); err == nil && note != "" {
+		fmt.Fprintln(stderr, note)
 	}
 }

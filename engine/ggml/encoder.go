@@ -62,6 +62,9 @@ type Encoder struct {
 // "bert" tensor names). The caller has validated names, shapes and types.
 func LoadEncoder(path string, p EncoderParams, o Options) (e *Encoder, err error) {
 	defer recoverErr(&err, "load "+path)
+	prepare()
+	// No GPULayers: the encoder's own kernels (custom ops) run on the CPU,
+	// and so does the rest of it, whatever devices were found.
 	bp := ml.BackendParams{AllocMemory: true, NumThreads: o.Threads, FlashAttention: ml.FlashAttentionDisabled}
 	b, err := ml.NewBackend(path, bp)
 	if err != nil {

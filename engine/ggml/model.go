@@ -65,6 +65,11 @@ type Options struct {
 	// NoWiden keeps Q5_0 matrices as they are instead of their exact,
 	// faster Q8_0 copies (see widen.go).
 	NoWiden bool
+	// GPU, when set, holds every layer and the output layer (weights and
+	// KV caches) in that device's memory; the token embeddings stay on
+	// the CPU and ops the GPU lacks run there. Widening and repacking,
+	// rewrites of host memory, are skipped. Find one with ResolveDevice.
+	GPU *GPU
 }
 
 // Model holds the weights of one decoder in memory (copied from the file,
@@ -88,9 +93,17 @@ type Model struct {
 // the backend trusts it.
 func Load(path string, p Params, o Options) (m *Model, err error) {
 	defer recoverErr(&err, "load "+path)
+	prepare()
 	bp := ml.BackendParams{AllocMemory: true, NumThreads: o.Threads, FlashAttention: ml.FlashAttentionDisabled}
 	if o.FlashAttention {
 		bp.FlashAttention = ml.FlashAttentionEnabled
+	}
+	if o.GPU != nil {
+		layers := make([]int, p.Layers+1) // blocks and, at index Layers, the output
+		for i := range layers {
+			layers[i] = i
+		}
+		bp.GPULayers = ml.GPULayersList{{DeviceID: ml.DeviceID{ID: o.GPU.ID, Library: o.GPU.Library}, Layers: layers}}
 	}
 	b, err := ml.NewBackend(path, bp)
 	if err != nil {
@@ -105,10 +118,10 @@ func Load(path string, p Params, o Options) (m *Model, err error) {
 		b.Close()
 		return nil, fmt.Errorf("%s: reading weights: %w", path, err)
 	}
-	if !o.NoWiden {
+	if !o.NoWiden && o.GPU == nil {
 		m.widen(p.Types)
 	}
-	if !o.NoRepack {
+	if !o.NoRepack && o.GPU == nil {
 		m.repack(p.Types)
 	}
 	return m, nil
@@ -132,6 +145,9 @@ func (m *Model) Close() {
 		m.widened = nil
 	}
 }
+
+// GPU is the device holding the layers, nil on the CPU.
+func (m *Model) GPU() *GPU { return m.o.GPU }
 
 // Repacked is the number of weight matrices held in ggml's repacked layout.
 func (m *Model) Repacked() int {

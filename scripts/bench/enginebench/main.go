@@ -22,7 +22,9 @@ import (
 
 // result is the JSON line printed.
 type result struct {
-	Engine       string  `json:"engine"`
+	Engine string `json:"engine"`
+	// Device is "cpu" or the GPU that held the layers (--device)
+	Device       string  `json:"device"`
 	Model        string  `json:"model"`
 	Threads      int     `json:"threads"`
 	Flash        bool    `json:"flash_attn"`
@@ -65,6 +67,7 @@ type options struct {
 	threads, nPrompt   int
 	nDecode, lanes     int
 	flash, f32, keepQ5 bool
+	device             string
 }
 
 func main() {
@@ -77,6 +80,7 @@ func main() {
 	flag.BoolVar(&o.flash, "flash-attn", false, "use flash attention")
 	flag.BoolVar(&o.f32, "f32-cache", false, "float32 KV cache")
 	flag.BoolVar(&o.keepQ5, "keep-q5_0", false, "keep Q5_0 matrices as stored (no widening to Q8_0)")
+	flag.StringVar(&o.device, "device", engine.DeviceCPU, "cpu, cuda or auto (docs/CUDA.md)")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "enginebench:", err)
@@ -88,7 +92,8 @@ func run(o options) error {
 	path, threads, nPrompt, nDecode, flash, f32, keepQ5 := o.path, o.threads, o.nPrompt, o.nDecode, o.flash, o.f32, o.keepQ5
 	t0 := time.Now()
 	ctxLen := nPrompt + 2*nDecode + 8
-	m, err := engine.Load(path, engine.Options{Threads: threads, ContextLength: ctxLen, FlashAttention: flash, F32Cache: f32, KeepQ5_0: keepQ5})
+	m, err := engine.Load(path, engine.Options{Threads: threads, ContextLength: ctxLen, FlashAttention: flash, F32Cache: f32, KeepQ5_0: keepQ5,
+		Device: o.device})
 	if err != nil {
 		return err
 	}
@@ -99,7 +104,10 @@ func run(o options) error {
 	}
 	widened, _ := m.WidenedMatrices()
 	r := result{Engine: engineName, Model: path, Repacked: m.RepackedMatrices(), Widened: widened, Threads: threads, Flash: flash, PromptTokens: nPrompt, DecodeTokens: nDecode,
-		LoadS: time.Since(t0).Seconds()}
+		LoadS: time.Since(t0).Seconds(), Device: engine.DeviceCPU}
+	if g := m.GPU(); g != nil {
+		r.Device = g.Name + " " + g.Description
+	}
 	s, err := m.NewSession()
 	if err != nil {
 		return err
