@@ -90,8 +90,8 @@ func TestACToRForcedCriticalSwapsContext(t *testing.T) {
 	}
 	// Every later judged token triggers again, finds the same block, and
 	// keeps its token: one change, and the final prompt shows double.
-	if s.ContextChanges != 1 || s.Triggers != a.Judged || s.Triggers < 2 {
-		t.Errorf("triggers %d (judged %d), changes %d", s.Triggers, a.Judged, s.ContextChanges)
+	if s.Trace.ContextChanges != 1 || s.Trace.Triggers != a.Judged || s.Trace.Triggers < 2 {
+		t.Errorf("triggers %d (judged %d), changes %d", s.Trace.Triggers, a.Judged, s.Trace.ContextChanges)
 	}
 	for _, e := range a.Events[at+1:] {
 		if e.Skip == "" && (e.Dropped != nil || e.Changed) {
@@ -167,8 +167,8 @@ func TestACToRUnchangedContextRecomputesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := s.Trace.Attempts[0]
-	if s.Triggers < 2 || s.ContextChanges != 0 || len(r.queries) != 1+s.Triggers {
-		t.Fatalf("triggers %d, changes %d, %d retrievals", s.Triggers, s.ContextChanges, len(r.queries))
+	if s.Trace.Triggers < 2 || s.Trace.ContextChanges != 0 || len(r.queries) != 1+s.Trace.Triggers {
+		t.Fatalf("triggers %d, changes %d, %d retrievals", s.Trace.Triggers, s.Trace.ContextChanges, len(r.queries))
 	}
 	// One prefill of the prompt, then exactly one evaluated token per step.
 	w, steps := a.Work, a.Tokens-1 // the last token is not run after a stop
@@ -187,8 +187,8 @@ func TestACToRUnchangedContextRecomputesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Code != s.Code || p.Triggers != 0 || p.Trace.Attempts[0].Judged != 0 {
-		t.Errorf("plain decoding %q (triggers %d), with unchanged context %q", p.Code, p.Triggers, s.Code)
+	if p.Code != s.Code || p.Trace.Triggers != 0 || p.Trace.Attempts[0].Judged != 0 {
+		t.Errorf("plain decoding %q (triggers %d), with unchanged context %q", p.Code, p.Trace.Triggers, s.Code)
 	}
 	if plain.Method() != MethodACToR || len(plain.Notes()) != 1 {
 		t.Errorf("inference-off notes %q", plain.Notes())
@@ -211,8 +211,8 @@ func TestACToRNeverCriticalNeverRetrieves(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := s.Trace.Attempts[0]
-	if s.Triggers != 0 || len(r.queries) != 1 || a.Judged == 0 {
-		t.Errorf("triggers %d, %d retrievals, %d judged", s.Triggers, len(r.queries), a.Judged)
+	if s.Trace.Triggers != 0 || len(r.queries) != 1 || a.Judged == 0 {
+		t.Errorf("triggers %d, %d retrievals, %d judged", s.Trace.Triggers, len(r.queries), a.Judged)
 	}
 	for _, e := range a.Events {
 		if e.Skip == "" && len(e.P) != 1 {

@@ -120,12 +120,12 @@ func (b *base) attempts(s *Sample, t retrieve.Target, stage string, stageNo int,
 			a.Retry = r
 		}
 		s.Trace.Attempts = append(s.Trace.Attempts, a)
-		s.Generated += a.Tokens
+		s.Trace.Generated += a.Tokens
 		s.Decode += time.Duration(a.DecodeMs * float64(time.Millisecond))
-		s.Triggers += a.Triggers
-		s.ContextChanges += a.ContextChanges
+		s.Trace.Triggers += a.Triggers
+		s.Trace.ContextChanges += a.ContextChanges
 		if a.Retry == "" {
-			s.Tokens = a.Tokens
+			s.Trace.Tokens = a.Tokens
 			return body, nil
 		}
 	}
@@ -136,8 +136,6 @@ func (s *Sample) finish(body, prompt string, start time.Time) *Sample {
 	s.Code, s.Prompt = body, prompt
 	s.Elapsed = time.Since(start)
 	tr := &s.Trace
-	tr.Tokens, tr.Generated = s.Tokens, s.Generated
-	tr.Triggers, tr.ContextChanges = s.Triggers, s.ContextChanges
 	tr.Judged, tr.ProbeMs, tr.RetrieveMs, tr.ReprefillMs, tr.ReprefillTokens = 0, 0, 0, 0, 0
 	for _, a := range tr.Attempts {
 		tr.Judged += a.Judged

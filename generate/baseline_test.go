@@ -63,7 +63,7 @@ func TestRawPromptSeesOnlyTheTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := s.Trace.Attempts[0]
-	if s.Prompt != tinyTarget.Prompt || len(a.Blocks) != 0 || a.Query != "" || s.Tokens == 0 || s.Tokens > 12 {
+	if s.Prompt != tinyTarget.Prompt || len(a.Blocks) != 0 || a.Query != "" || s.Trace.Tokens == 0 || s.Trace.Tokens > 12 {
 		t.Errorf("prompt %q, attempt %+v", s.Prompt, a)
 	}
 	again, err := g.Generate(t.Context(), tinyTarget, 0, nil)
@@ -120,8 +120,8 @@ func TestRepoCoderTwoRounds(t *testing.T) {
 	if !strings.HasPrefix(s.Prompt, retrieve.RepoCoderHeader) || !strings.HasSuffix(s.Prompt, "\n"+tinyTarget.Prompt) {
 		t.Errorf("prompt %q", s.Prompt)
 	}
-	if s.Generated != r1.Tokens+r2.Tokens || s.Tokens != r2.Tokens || s.Code != r2.Body {
-		t.Errorf("generated %d tokens %d code %q", s.Generated, s.Tokens, s.Code)
+	if s.Trace.Generated != r1.Tokens+r2.Tokens || s.Trace.Tokens != r2.Tokens || s.Code != r2.Body {
+		t.Errorf("generated %d tokens %d code %q", s.Trace.Generated, s.Trace.Tokens, s.Code)
 	}
 }
 
@@ -163,15 +163,15 @@ func TestACToRThroughNewDenseWeighted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Triggers == 0 || s.Trace.Judged != s.Triggers || s.Trace.ProbeMs <= 0 || s.Trace.RetrieveMs <= 0 {
-		t.Errorf("always-critical probe: triggers %d judged %d, probe %g ms, retrieval %g ms", s.Triggers, s.Trace.Judged, s.Trace.ProbeMs, s.Trace.RetrieveMs)
+	if s.Trace.Triggers == 0 || s.Trace.Judged != s.Trace.Triggers || s.Trace.ProbeMs <= 0 || s.Trace.RetrieveMs <= 0 {
+		t.Errorf("always-critical probe: triggers %d judged %d, probe %g ms, retrieval %g ms", s.Trace.Triggers, s.Trace.Judged, s.Trace.ProbeMs, s.Trace.RetrieveMs)
 	}
 	var buf bytes.Buffer
 	if err := NewTraceWriter(&buf).Write(&s.Trace); err != nil {
 		t.Fatal(err)
 	}
 	var back Trace
-	if err := json.Unmarshal(buf.Bytes(), &back); err != nil || back.Triggers != s.Triggers || strings.Count(buf.String(), "\n") != 1 {
+	if err := json.Unmarshal(buf.Bytes(), &back); err != nil || back.Triggers != s.Trace.Triggers || strings.Count(buf.String(), "\n") != 1 {
 		t.Errorf("trace line: %v %q", err, buf.String())
 	}
 	for name, mut := range map[string]func(*Options){

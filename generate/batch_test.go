@@ -21,10 +21,10 @@ func sameSamples(t *testing.T, seq, bat []*Sample) {
 	}
 	for i := range seq {
 		a, b := seq[i], bat[i]
-		if a.Code != b.Code || a.Prompt != b.Prompt || a.Generated != b.Generated || a.Triggers != b.Triggers ||
-			a.ContextChanges != b.ContextChanges || len(a.Trace.Attempts) != len(b.Trace.Attempts) {
+		if a.Code != b.Code || a.Prompt != b.Prompt || a.Trace.Generated != b.Trace.Generated || a.Trace.Triggers != b.Trace.Triggers ||
+			a.Trace.ContextChanges != b.Trace.ContextChanges || len(a.Trace.Attempts) != len(b.Trace.Attempts) {
 			t.Errorf("sample %d: batched %q (%d tokens, %d changes), sequential %q (%d tokens, %d changes)",
-				i, b.Code, b.Generated, b.ContextChanges, a.Code, a.Generated, a.ContextChanges)
+				i, b.Code, b.Trace.Generated, b.Trace.ContextChanges, a.Code, a.Trace.Generated, a.Trace.ContextChanges)
 			continue
 		}
 		for k, at := range a.Trace.Attempts {
@@ -105,7 +105,7 @@ func TestGenerateSamplesBatchedEqualsSequential(t *testing.T) {
 		if method == MethodRawRAG && wb.Evaluated != prompt+len(samples)-1+wb.Steps {
 			t.Errorf("rawrag: lanes evaluated %d tokens: not the %d-token prompt once, the last token for the other lanes and %d steps", wb.Evaluated, prompt, wb.Steps)
 		}
-		if method == MethodACToR && bat[0].ContextChanges == 0 {
+		if method == MethodACToR && bat[0].Trace.ContextChanges == 0 {
 			t.Errorf("ACToR lanes never changed context")
 		}
 	}
@@ -208,7 +208,7 @@ func TestGenerateSamplesSmolLM2(t *testing.T) {
 	sameSamples(t, seq, run(true))
 	lengths := map[int]bool{}
 	for _, s := range seq {
-		lengths[s.Generated] = true
+		lengths[s.Trace.Generated] = true
 	}
 	if len(lengths) < 2 {
 		t.Errorf("every sample has the same length: lanes never left at different times")

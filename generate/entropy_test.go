@@ -46,8 +46,8 @@ func TestEntropyTriggerFiresAtItsThreshold(t *testing.T) {
 			ents = append(ents, e.Entropy)
 		}
 	}
-	if len(ents) < 2 || s.Triggers != 0 || len(r.queries) != 1 {
-		t.Fatalf("%d judged, %d triggers, %d retrievals", len(ents), s.Triggers, len(r.queries))
+	if len(ents) < 2 || s.Trace.Triggers != 0 || len(r.queries) != 1 {
+		t.Fatalf("%d judged, %d triggers, %d retrievals", len(ents), s.Trace.Triggers, len(r.queries))
 	}
 	// At the median of those entropies the trigger fires at the tokens at
 	// or above it and retrieves once for each (the retriever returns the
@@ -66,8 +66,8 @@ func TestEntropyTriggerFiresAtItsThreshold(t *testing.T) {
 			}
 		}
 	}
-	if want := len(ents) - len(ents)/2; fired != want || s.Triggers != fired || len(r.queries) != 1+fired || s.ContextChanges != 0 {
-		t.Errorf("fired %d (want %d), triggers %d, %d retrievals, %d changes", fired, want, s.Triggers, len(r.queries), s.ContextChanges)
+	if want := len(ents) - len(ents)/2; fired != want || s.Trace.Triggers != fired || len(r.queries) != 1+fired || s.Trace.ContextChanges != 0 {
+		t.Errorf("fired %d (want %d), triggers %d, %d retrievals, %d changes", fired, want, s.Trace.Triggers, len(r.queries), s.Trace.ContextChanges)
 	}
 }
 

@@ -126,26 +126,24 @@ type Sample struct {
 	// Prompt is the final prompt the body continues (for ACToR, with the
 	// last context it switched to).
 	Prompt string
-	// Tokens is the number of tokens of the kept attempt.
-	Tokens int
-	// Generated counts the tokens decoded by all attempts and rounds,
-	// Decode the time spent decoding them (sampling, probe, re-retrieval
-	// and re-prefill included; the initial prompt prefill excluded).
-	Generated int
-	Decode    time.Duration
+	// Decode is the time spent decoding all attempts' tokens (sampling,
+	// probe, re-retrieval and re-prefill included; the initial prompt
+	// prefill excluded).
+	Decode time.Duration
 	// Elapsed is the sample's wall time, retrieval and prefill included.
 	Elapsed time.Duration
-	// Triggers counts critical tokens that triggered a retrieval,
-	// ContextChanges those whose retrieval changed the context (ACToR).
-	Triggers, ContextChanges int
-	// Trace records every attempt token by token.
+	// Trace records every attempt token by token, and holds the sample's
+	// counts, each kept only there: Tokens (of the kept attempt),
+	// Generated (by all attempts and rounds), Triggers (critical tokens
+	// that triggered a retrieval) and ContextChanges (those whose
+	// retrieval changed the context).
 	Trace Trace
 }
 
 // MsPerToken is the mean decoding time per generated token in ms.
 func (s *Sample) MsPerToken() float64 {
-	if s.Generated == 0 {
+	if s.Trace.Generated == 0 {
 		return 0
 	}
-	return float64(s.Decode.Microseconds()) / 1000 / float64(s.Generated)
+	return float64(s.Decode.Microseconds()) / 1000 / float64(s.Trace.Generated)
 }

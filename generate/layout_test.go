@@ -72,8 +72,8 @@ func TestACToRReorderIsAChangeOnlyByOrder(t *testing.T) {
 		{ACToROptions{Layout: LayoutStable}, 0}, // blocks keep their place
 	} {
 		s, seqs := twoBlockRun(t, r, tc.opt)
-		if s.ContextChanges != tc.changes || s.Triggers < 2 {
-			t.Errorf("%+v: %d changes in %d triggers, want %d", tc.opt, s.ContextChanges, s.Triggers, tc.changes)
+		if s.Trace.ContextChanges != tc.changes || s.Trace.Triggers < 2 {
+			t.Errorf("%+v: %d changes in %d triggers, want %d", tc.opt, s.Trace.ContextChanges, s.Trace.Triggers, tc.changes)
 		}
 		if tc.changes == 0 && (len(seqs) != 1 || s.Trace.ReprefillTokens != 0) {
 			t.Errorf("%+v: %d prefills, %d tokens re-prefilled without a change", tc.opt, len(seqs), s.Trace.ReprefillTokens)
@@ -88,8 +88,8 @@ func TestACToRStableLayoutKeepsThePrefix(t *testing.T) {
 	reprefilled := map[Layout]int{}
 	for _, l := range Layouts {
 		s, seqs := twoBlockRun(t, r, ACToROptions{Layout: l})
-		if s.ContextChanges != 1 || len(seqs) != 2 {
-			t.Fatalf("%s: %d changes, %d prefills; want one change", l, s.ContextChanges, len(seqs))
+		if s.Trace.ContextChanges != 1 || len(seqs) != 2 {
+			t.Fatalf("%s: %d changes, %d prefills; want one change", l, s.Trace.ContextChanges, len(seqs))
 		}
 		a := s.Trace.Attempts[0]
 		_, ev := changeEvent(t, a)

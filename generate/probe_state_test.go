@@ -227,8 +227,8 @@ func TestACToRProbeJudgesTheTokensState(t *testing.T) {
 			if c.critical {
 				want = []int{k}
 			}
-			if got := run.critical(); !slices.Equal(got, want) || run.s.Triggers != len(want) || len(r.queries) != 1+len(want) {
-				t.Fatalf("critical at %v, want %v; %d triggers, %d retrievals", got, want, run.s.Triggers, len(r.queries))
+			if got := run.critical(); !slices.Equal(got, want) || run.s.Trace.Triggers != len(want) || len(r.queries) != 1+len(want) {
+				t.Fatalf("critical at %v, want %v; %d triggers, %d retrievals", got, want, run.s.Trace.Triggers, len(r.queries))
 			}
 			if c.critical {
 				body := ""
@@ -239,8 +239,8 @@ func TestACToRProbeJudgesTheTokensState(t *testing.T) {
 					t.Errorf("query %q, want the body through token %d: %q", r.queries[1], k, q)
 				}
 			}
-			if run.s.Code != plain.s.Code || run.s.ContextChanges != 0 {
-				t.Errorf("code %q, %d changes; plain decoding with the same context %q", run.s.Code, run.s.ContextChanges, plain.s.Code)
+			if run.s.Code != plain.s.Code || run.s.Trace.ContextChanges != 0 {
+				t.Errorf("code %q, %d changes; plain decoding with the same context %q", run.s.Code, run.s.Trace.ContextChanges, plain.s.Code)
 			}
 			for _, i := range judged {
 				p := run.a.Events[i].P
@@ -281,8 +281,8 @@ func TestACToRSecondContextChange(t *testing.T) {
 	// Decode once with a change at k1 only, to find the states under double.
 	once := runACToR(t, m, tok, cfg, &seqRetriever{results: []retrieve.Result{shout, double}},
 		ACToROptions{Probe: stateProbe(t, sa, []int{k1}, on, on, on, on, on)})
-	if once.s.ContextChanges != 1 || !once.a.Events[k1].Changed || len(once.seqs) != 2 {
-		t.Fatalf("first decoding: %d changes, event %d %+v", once.s.ContextChanges, k1, once.a.Events[k1])
+	if once.s.Trace.ContextChanges != 1 || !once.a.Events[k1].Changed || len(once.seqs) != 2 {
+		t.Fatalf("first decoding: %d changes, event %d %+v", once.s.Trace.ContextChanges, k1, once.a.Events[k1])
 	}
 	ids := once.ids()
 	jb := once.judged(tok, k1+1)
@@ -297,8 +297,8 @@ func TestACToRSecondContextChange(t *testing.T) {
 	if got := slices.DeleteFunc(run.critical(), func(i int) bool { return i > k2 }); !slices.Equal(got, []int{k1, k2}) {
 		t.Fatalf("critical at %v up to %d, want %d and %d", got, k2, k1, k2)
 	}
-	if run.s.ContextChanges != 2 || !slices.Equal(run.ids()[:k2], ids[:k2]) {
-		t.Fatalf("%d changes; tokens %v before the second, want %v", run.s.ContextChanges, run.ids()[:k2], ids[:k2])
+	if run.s.Trace.ContextChanges != 2 || !slices.Equal(run.ids()[:k2], ids[:k2]) {
+		t.Fatalf("%d changes; tokens %v before the second, want %v", run.s.Trace.ContextChanges, run.ids()[:k2], ids[:k2])
 	}
 	for _, c := range []struct {
 		at            int
@@ -354,7 +354,7 @@ func TestACToRSampledIsSeeded(t *testing.T) {
 		t.Fatalf("token %d: %+v; want plain sampling's %v dropped after the same tokens", k, ev, ids[k])
 	}
 	if a.s.Code != b.s.Code || !slices.Equal(a.ids(), b.ids()) || !slices.Equal(a.critical(), b.critical()) ||
-		a.s.ContextChanges != b.s.ContextChanges || a.a.Seed != b.a.Seed {
+		a.s.Trace.ContextChanges != b.s.Trace.ContextChanges || a.a.Seed != b.a.Seed {
 		t.Errorf("two runs differ: %q (critical %v) and %q (critical %v)", a.s.Code, a.critical(), b.s.Code, b.critical())
 	}
 }

@@ -100,8 +100,8 @@ func TestAttemptsRegenerateEmptyAndPass(t *testing.T) {
 	if body != "    return 1" || len(att) != 3 || att[0].Retry != "empty" || att[1].Retry != "pass" || att[2].Retry != "" {
 		t.Errorf("body %q, attempts %+v", body, att)
 	}
-	if att[0].Seed == att[1].Seed || att[1].Seed == att[2].Seed || s.Generated != 6 || s.Tokens != 2 {
-		t.Errorf("seeds %d %d %d, generated %d, tokens %d", att[0].Seed, att[1].Seed, att[2].Seed, s.Generated, s.Tokens)
+	if att[0].Seed == att[1].Seed || att[1].Seed == att[2].Seed || s.Trace.Generated != 6 || s.Trace.Tokens != 2 {
+		t.Errorf("seeds %d %d %d, generated %d, tokens %d", att[0].Seed, att[1].Seed, att[2].Seed, s.Trace.Generated, s.Trace.Tokens)
 	}
 	// The bound: after one regeneration the bare pass is kept.
 	body, s = runBodies(t, 1, "", "    pass", "    return 1")

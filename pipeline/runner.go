@@ -110,8 +110,8 @@ func (r *Runner) Run(ctx context.Context, group []Job) ([]Result, error) {
 	for i, s := range ss {
 		s.Trace.Model = model
 		out[i] = Result{Sample: s, Prediction: predictions.Prediction{TaskID: t.ID, Sample: group[i].Sample, Code: s.Code,
-			Method: g.Method(), Model: model, Figures: predictions.Figures{Tokens: s.Tokens, MsPerToken: s.MsPerToken(),
-				Seconds: s.Elapsed.Seconds(), Triggers: s.Triggers, ContextChanges: s.ContextChanges, GoldTokens: gold}}}
+			Method: g.Method(), Model: model, Figures: predictions.Figures{Tokens: s.Trace.Tokens, MsPerToken: s.MsPerToken(),
+				Seconds: s.Elapsed.Seconds(), Triggers: s.Trace.Triggers, ContextChanges: s.Trace.ContextChanges, GoldTokens: gold}}}
 	}
 	return out, nil
 }

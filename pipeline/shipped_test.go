@@ -78,7 +78,7 @@ func TestShippedConfiguration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := mainJob{Method: g.Method(), Code: s.Code, Judged: s.Trace.Judged, Triggers: s.Triggers, Changes: s.ContextChanges}
+	got := mainJob{Method: g.Method(), Code: s.Code, Judged: s.Trace.Judged, Triggers: s.Trace.Triggers, Changes: s.Trace.ContextChanges}
 	for _, a := range s.Trace.Attempts {
 		for _, ev := range a.Events {
 			if ev.Critical {

@@ -223,8 +223,8 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		smp.Trace.Model = s.p.ModelName
-		ev := sampleEvent{Type: "sample", Sample: sample, Code: smp.Code, Tokens: smp.Tokens, Generated: smp.Generated,
-			Triggers: smp.Triggers, ContextChanges: smp.ContextChanges, Judged: smp.Trace.Judged, Attempts: len(smp.Trace.Attempts),
+		ev := sampleEvent{Type: "sample", Sample: sample, Code: smp.Code, Tokens: smp.Trace.Tokens, Generated: smp.Trace.Generated,
+			Triggers: smp.Trace.Triggers, ContextChanges: smp.Trace.ContextChanges, Judged: smp.Trace.Judged, Attempts: len(smp.Trace.Attempts),
 			Seconds: smp.Elapsed.Seconds(), MsPerToken: smp.MsPerToken()}
 		if st != nil {
 			st.send(ev)

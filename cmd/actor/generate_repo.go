@@ -188,11 +188,11 @@ func openTrace(path string) (*generate.TraceWriter, func(), error) {
 
 // printSummary says what a sample took and, for ACToR, what fired.
 func printSummary(w io.Writer, method string, s *generate.Sample) {
-	fmt.Fprintf(w, "--- %s: %d tokens, %.1f ms/token, %.2f s", method, s.Tokens, s.MsPerToken(), s.Elapsed.Seconds())
+	fmt.Fprintf(w, "--- %s: %d tokens, %.1f ms/token, %.2f s", method, s.Trace.Tokens, s.MsPerToken(), s.Elapsed.Seconds())
 	if n := len(s.Trace.Attempts); n > 1 {
 		fmt.Fprintf(w, ", %d attempts", n)
 	}
-	fmt.Fprintf(w, "; %d judged, %d critical (retrieval triggered), %d changed the context\n", s.Trace.Judged, s.Triggers, s.ContextChanges)
+	fmt.Fprintf(w, "; %d judged, %d critical (retrieval triggered), %d changed the context\n", s.Trace.Judged, s.Trace.Triggers, s.Trace.ContextChanges)
 	for _, a := range s.Trace.Attempts {
 		if len(s.Trace.Attempts) > 1 {
 			fmt.Fprintf(w, "  %s attempt %d (%d tokens, stop: %s)%s\n", a.Stage, a.Attempt, a.Tokens, a.Stop, retryNote(a.Retry))

@@ -72,8 +72,8 @@ func TestProbeRateRunsTheGenerator(t *testing.T) {
 				t.Fatal(err)
 			}
 			kept := smp.Trace.Attempts[len(smp.Trace.Attempts)-1]
-			if smp.ContextChanges != 0 || smp.Prompt != "\n\n# file path: "+s.Path+"\n\n"+s.Prompt {
-				t.Errorf("%s: %d context changes, prompt %q", s.ID, smp.ContextChanges, smp.Prompt)
+			if smp.Trace.ContextChanges != 0 || smp.Prompt != "\n\n# file path: "+s.Path+"\n\n"+s.Prompt {
+				t.Errorf("%s: %d context changes, prompt %q", s.ID, smp.Trace.ContextChanges, smp.Prompt)
 			}
 			want = [5]int{want[0] + 1, want[1] + kept.Tokens, want[2] + kept.Judged, want[3] + kept.Triggers, want[4] + len(smp.Trace.Attempts) - 1}
 		}

@@ -318,10 +318,10 @@ func newGenProgress(w io.Writer, bar bool, total int) *genProgress {
 // done counts a generated sample.
 func (p *genProgress) done(s *generate.Sample) {
 	p.n++
-	p.tokens += s.Generated
+	p.tokens += s.Trace.Generated
 	p.decode += float64(s.Decode.Microseconds()) / 1000
 	p.probe, p.retrieve, p.reprefill = p.probe+s.Trace.ProbeMs, p.retrieve+s.Trace.RetrieveMs, p.reprefill+s.Trace.ReprefillMs
-	p.triggers, p.changes = p.triggers+s.Triggers, p.changes+s.ContextChanges
+	p.triggers, p.changes = p.triggers+s.Trace.Triggers, p.changes+s.Trace.ContextChanges
 	if p.bar != nil {
 		p.bar.Add(1)
 		return
