@@ -33,6 +33,10 @@ type completionRequest struct {
 	Seed        *uint64         `json:"seed"`
 	Stream      bool            `json:"stream"`
 	N           *int            `json:"n"`
+	// Context false keeps a completion with a suffix to the model's plain
+	// fill-in-the-middle prompt, without the repository's context (this
+	// server's; default true).
+	Context *bool `json:"context"`
 }
 
 // completionChunk is a completion, whole or one streamed piece.
@@ -43,6 +47,10 @@ type completionChunk struct {
 	Model   string   `json:"model"`
 	Choices []choice `json:"choices"`
 	Usage   *usage   `json:"usage,omitempty"`
+	// Context lists the repository's chunks the prompt showed (this
+	// server's addition; a completion with a suffix in a served
+	// repository's file).
+	Context []contextChunk `json:"context,omitempty"`
 }
 
 type choice struct {
@@ -80,6 +88,7 @@ type completion struct {
 	sampler   engine.SamplerConfig
 	stops     []string
 	stream    bool
+	context   []contextChunk
 }
 
 // parse checks the request against the model.
@@ -124,7 +133,7 @@ func (s *Server) parseCompletion(req *completionRequest) (*completion, *apiError
 	}
 	tok := s.p.Tok
 	if req.Suffix != "" {
-		if c.ids, err = fimTokens(tok, prompts[0], req.Suffix); err != nil {
+		if c.ids, c.context, err = s.fimPrompt(prompts[0], req.Suffix, req.Context == nil || *req.Context); err != nil {
 			return nil, badRequest("suffix: %v", err)
 		}
 	} else {
@@ -182,11 +191,38 @@ func fimTokens(tok *tokenizer.Tokenizer, prefix, suffix string) ([]int32, error)
 	return append(out, special[2]), nil
 }
 
+// fimPrompt is the prompt of a completion with a suffix. When context is
+// on and a served repository holds the file the text around the cursor
+// comes from, it is /infill's prompt: the model's repository format with
+// that repository's context (the chunks shown are returned); else the
+// model's plain fill-in-the-middle layout (fimTokens). Editors that speak
+// OpenAI's completions (Continue, say) send the text, not the file's name.
+func (s *Server) fimPrompt(prefix, suffix string, context bool) ([]int32, []contextChunk, error) {
+	if context && len(s.repos.names) > 0 && s.p.Tok.FIM().Infill() {
+		line := strings.LastIndexByte(prefix, '\n') + 1 // the cursor's line starts here
+		j := &infillJob{input: infill.Input{Prefix: prefix[:line], Middle: prefix[line:], Suffix: suffix}, context: true}
+		if _, _, found := s.cursorFile(j); found {
+			p, err := s.infillPrompt(j)
+			if err != nil {
+				return nil, nil, err
+			}
+			var shown []contextChunk
+			for _, c := range p.Chunks {
+				shown = append(shown, contextChunk{Path: c.Path, Source: c.Source})
+			}
+			return p.IDs, shown, nil
+		}
+	}
+	ids, err := fimTokens(s.p.Tok, prefix, suffix)
+	return ids, nil, err
+}
+
 // errStopString ends a completion at a stop string.
 var errStopString = errors.New("stop string")
 
 // completions answers POST /v1/completions: the prompt continued by the
-// model alone (no retrieval), whole or streamed.
+// model, whole or streamed; with a suffix, the middle, with the served
+// repository's context when the cursor's file is in it (fimPrompt).
 func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 	var req completionRequest
 	c, ctx, done, ok := admit(s, w, r, &req, false, s.parseCompletion)
@@ -244,6 +280,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u := &usage{PromptTokens: len(c.ids), CompletionTokens: n, TotalTokens: len(c.ids) + n}
+	chunk.Context = c.context
 	if st != nil {
 		chunk.Usage = u
 		send("", &finish)

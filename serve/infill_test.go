@@ -347,3 +347,46 @@ func TestInfillQwenWritesParseableCode(t *testing.T) {
 		t.Logf("%s: %q", c.fn, middle)
 	}
 }
+
+// TestCompletionsRepositoryContext: a /v1/completions request with a
+// suffix (as Continue sends it: the text, no file name) inside a file of
+// the served repository gets /infill's repository context, which the
+// answer lists; with "context": false it gets the plain FIM layout.
+func TestCompletionsRepositoryContext(t *testing.T) {
+	s, ts := qwenServer(t, Config{})
+	var vim map[string]any
+	json.Unmarshal([]byte(editorRequest(t, "llama-vim-fim")), &vim)
+	prefix := vim["input_prefix"].(string) + vim["prompt"].(string)
+	suffix := vim["input_suffix"].(string)
+	req := map[string]any{"prompt": prefix, "suffix": suffix, "max_tokens": 1, "temperature": 0}
+	ask := func() (int, map[string]any) {
+		body, _ := json.Marshal(req)
+		code, b := call(t, "POST", ts.URL+"/v1/completions", string(body))
+		return code, decodeObject(t, b)
+	}
+	code, ans := ask()
+	sources := map[string]bool{}
+	ctx, _ := ans["context"].([]any)
+	for _, c := range ctx {
+		sources[c.(map[string]any)["source"].(string)] = true
+	}
+	plain, err := fimTokens(s.p.Tok, prefix, suffix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	promptTokens := func(a map[string]any) int { return int(a["usage"].(map[string]any)["prompt_tokens"].(float64)) }
+	if code != 200 || !sources["symbol"] || promptTokens(ans) <= len(plain) {
+		t.Errorf("with the repository: %d, sources %v, %d prompt tokens (plain FIM %d): %v", code, sources, promptTokens(ans), len(plain), ans)
+	}
+	req["context"] = false
+	code, ans = ask()
+	if code != 200 || ans["context"] != nil || promptTokens(ans) != len(plain) {
+		t.Errorf("context false: %d, %d prompt tokens (plain FIM %d), context %v", code, promptTokens(ans), len(plain), ans["context"])
+	}
+	// Text from no file of the repository: the plain layout.
+	req["context"], req["prompt"], req["suffix"] = nil, "def unrelated_name(q):\n    ", "\n\nprint(unrelated_name(3))\n"
+	code, ans = ask()
+	if plain, _ := fimTokens(s.p.Tok, req["prompt"].(string), req["suffix"].(string)); code != 200 || ans["context"] != nil || promptTokens(ans) != len(plain) {
+		t.Errorf("text of no file: %d, %d prompt tokens (plain FIM %d), context %v", code, promptTokens(ans), len(plain), ans["context"])
+	}
+}
