@@ -40,14 +40,31 @@ func main() {
 	url := flag.String("url", "http://127.0.0.1:8012", "the server")
 	functions := flag.Int("functions", 3, "how many of the file's functions (the first ones with a body of 2 to 12 lines) to type again")
 	out := flag.String("out", "", "also write each request as a JSON line here")
+	api := flag.String("api", "infill", "infill (llama.cpp's /infill, as llama.vim) or completions (/v1/completions with a suffix)")
+	maxTokens := flag.Int("max-tokens", 16, "with -api completions, max_tokens of each request")
 	flag.Parse()
-	if err := replay(*file, *url, *functions, *out); err != nil {
+	ask := askInfill
+	switch *api {
+	case "infill":
+	case "completions":
+		ask = func(url, prefix, middle, suffix string, _ int) (request, error) {
+			return askCompletion(url, prefix+middle, suffix, *maxTokens)
+		}
+	default:
+		fmt.Fprintf(os.Stderr, "editreplay: -api %q: want infill or completions\n", *api)
+		os.Exit(2)
+	}
+	if err := replay(*file, *url, *functions, *out, ask); err != nil {
 		fmt.Fprintln(os.Stderr, "editreplay:", err)
 		os.Exit(1)
 	}
 }
 
-func replay(file, url string, functions int, out string) error {
+// asker sends one keystroke's request: the text above the cursor's line,
+// the line up to the cursor, the rest of the text, the line's indentation.
+type asker func(url, prefix, middle, suffix string, indent int) (request, error)
+
+func replay(file, url string, functions int, out string, ask asker) error {
 	src, err := os.ReadFile(file)
 	if err != nil {
 		return err
@@ -121,8 +138,8 @@ func quantile(sorted []float64, q float64) float64 {
 	return sorted[i] + (pos-float64(i))*(sorted[i+1]-sorted[i])
 }
 
-// ask sends one request as llama.vim does.
-func ask(url, prefix, middle, suffix string, indent int) (request, error) {
+// askInfill sends one request as llama.vim does.
+func askInfill(url, prefix, middle, suffix string, indent int) (request, error) {
 	if strings.TrimSpace(middle) == "" {
 		middle, indent = "", 0 // llama.vim: a line of whitespace starts over
 	}
@@ -134,4 +151,16 @@ func ask(url, prefix, middle, suffix string, indent int) (request, error) {
 		return request{}, err
 	}
 	return request{Seconds: ans.Seconds, CacheN: ans.Timings.CacheN, PromptN: ans.Timings.PromptN, Content: ans.Content}, nil
+}
+
+// askCompletion sends one fill-in-the-middle request to /v1/completions,
+// greedy and without the repository's context ("context": false, a field
+// other servers ignore).
+func askCompletion(url, prompt, suffix string, maxTokens int) (request, error) {
+	ans, err := infillclient.PostCompletion(url, map[string]any{"prompt": prompt, "suffix": suffix, "max_tokens": maxTokens,
+		"temperature": 0, "seed": 1, "context": false})
+	if err != nil {
+		return request{}, err
+	}
+	return request{Seconds: ans.Seconds, PromptN: ans.PromptTokens, Content: ans.Text}, nil
 }

@@ -1,5 +1,7 @@
-// Package infillclient sends one POST /infill request, as the editor
-// benchmarks (linecomplete, editreplay) do, and reads what they measure.
+// Package infillclient sends one completion request at an editor's cursor,
+// as the editor benchmarks (linecomplete, editreplay) do: llama.cpp's POST
+// /infill, or POST /v1/completions with a suffix; and reads what they
+// measure.
 package infillclient
 
 import (
@@ -25,27 +27,62 @@ type Answer struct {
 // Post sends req (the request's JSON fields) to url's /infill; a status
 // other than 200 is an error carrying the body.
 func Post(url string, req map[string]any) (Answer, error) {
+	var ans Answer
+	secs, err := post(url+"/infill", req, &ans)
+	ans.Seconds = secs
+	return ans, err
+}
+
+// Completion is what the benchmarks read of a /v1/completions answer
+// (the first choice's text, the prompt's tokens), and the request's wall
+// time.
+type Completion struct {
+	Text         string
+	PromptTokens int
+	Seconds      float64
+}
+
+// PostCompletion sends req to url's /v1/completions.
+func PostCompletion(url string, req map[string]any) (Completion, error) {
+	var ans struct {
+		Choices []struct {
+			Text string `json:"text"`
+		} `json:"choices"`
+		Usage struct {
+			PromptTokens int `json:"prompt_tokens"`
+		} `json:"usage"`
+	}
+	secs, err := post(url+"/v1/completions", req, &ans)
+	if err != nil {
+		return Completion{}, err
+	}
+	if len(ans.Choices) == 0 {
+		return Completion{}, fmt.Errorf("%s/v1/completions: no choice in the answer", url)
+	}
+	return Completion{Text: ans.Choices[0].Text, PromptTokens: ans.Usage.PromptTokens, Seconds: secs}, nil
+}
+
+// post sends req as JSON to endpoint, decodes the answer into ans and
+// returns the wall time; a status other than 200 is an error carrying the
+// body.
+func post(endpoint string, req map[string]any, ans any) (float64, error) {
 	body, err := json.Marshal(req)
 	if err != nil {
-		return Answer{}, err
+		return 0, err
 	}
 	start := time.Now()
-	resp, err := http.Post(url+"/infill", "application/json", bytes.NewReader(body))
+	resp, err := http.Post(endpoint, "application/json", bytes.NewReader(body))
 	if err != nil {
-		return Answer{}, err
+		return 0, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return Answer{}, err
+		return 0, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return Answer{}, fmt.Errorf("%s: %s", resp.Status, b)
+		return 0, fmt.Errorf("%s: %s", resp.Status, b)
 	}
-	var ans Answer
-	if err := json.Unmarshal(b, &ans); err != nil {
-		return Answer{}, err
-	}
-	ans.Seconds = time.Since(start).Seconds()
-	return ans, nil
+	secs := time.Since(start).Seconds()
+	return secs, json.Unmarshal(b, ans)
 }
