@@ -45,10 +45,33 @@ func Continue(s *engine.Session, tok *tokenizer.Tokenizer, ids []int32, smp Toke
 // returns. Text held back at the end (an unfinished character) comes in a
 // last call with ID -1.
 func Decode(s *engine.Session, tok *tokenizer.Tokenizer, pred engine.Prediction, smp TokenSampler, maxTokens int, each func(Step) error) (stop string, err error) {
+	return DecodeJudged(s, tok, pred, smp, maxTokens, nil, each)
+}
+
+// Judge sees the n-th token sampled (id) and the prediction it was drawn
+// from before the token is taken. It returns nil to keep the token, or
+// the prediction to draw it again from (ACToR: the session was prefilled
+// with another context and the tokens before it).
+type Judge func(n int, id int32, pred *engine.Prediction) (*engine.Prediction, error)
+
+// DecodeJudged is Decode with judge (nil: none) seeing every token
+// before it is taken; a token judge redraws is drawn once more from the
+// prediction it returns, and that one is taken.
+func DecodeJudged(s *engine.Session, tok *tokenizer.Tokenizer, pred engine.Prediction, smp TokenSampler, maxTokens int, judge Judge, each func(Step) error) (stop string, err error) {
 	stream := tok.NewStreamDecoder()
 	stop = "max"
 	for n := 0; n < maxTokens; n++ {
 		id := smp.Sample(pred.Logits)
+		if judge != nil {
+			again, err := judge(n, id, &pred)
+			if err != nil {
+				return "", err
+			}
+			if again != nil {
+				pred = *again
+				id = smp.Sample(pred.Logits)
+			}
+		}
 		if tok.EOG(id) {
 			if err := each(Step{ID: id, Pred: &pred}); err != nil {
 				return "", err

@@ -168,6 +168,15 @@ func (r *Repository) Context(tok *tokenizer.Tokenizer, c Cursor, b ContextBudget
 	return out, nil
 }
 
+// Requery is the repository's context for the cursor after text was
+// written there (ACToR's re-retrieval at a critical token): Context's
+// chunks with the editor's text above the cursor followed by text, made
+// anew and not kept.
+func (r *Repository) Requery(tok *tokenizer.Tokenizer, c Cursor, text string, b ContextBudget) ([]Chunk, error) {
+	c.Prefix += text
+	return r.context(tok, c, b)
+}
+
 // region is the innermost definition of the file around line (its first
 // line), or, outside every definition, the regionLines lines around it
 // (negative numbers).

@@ -202,7 +202,7 @@ func (s *Server) fimPrompt(prefix, suffix string, context bool) ([]int32, []cont
 		line := strings.LastIndexByte(prefix, '\n') + 1 // the cursor's line starts here
 		j := &infillJob{input: infill.Input{Prefix: prefix[:line], Middle: prefix[line:], Suffix: suffix}, context: true}
 		if _, _, found := s.cursorFile(j); found {
-			p, err := s.infillPrompt(j)
+			p, _, err := s.infillPrompt(j)
 			if err != nil {
 				return nil, nil, err
 			}

@@ -47,6 +47,10 @@ type infillRequest struct {
 	// Context false asks for llama.cpp's prompt, without the repository's
 	// context (this server's; default true).
 	Context *bool `json:"context"`
+	// Actor asks for ACToR's critical-token re-retrieval while the
+	// completion is written (this server's; a server with a probe, a
+	// cursor in a served repository's file).
+	Actor bool `json:"actor"`
 }
 
 // extraChunk is an editor's chunk of context.
@@ -83,6 +87,7 @@ type infillJob struct {
 	settings map[string]any
 	filename string
 	context  bool
+	actor    bool
 }
 
 // parseInfill checks the request against the model.
@@ -96,13 +101,16 @@ func (s *Server) parseInfill(req *infillRequest) (*infillJob, *apiError) {
 	j := &infillJob{predict: defaultPredict, stream: req.Stream, cache: req.CachePrompt == nil || *req.CachePrompt,
 		input:  infill.Input{Prefix: req.InputPrefix, Middle: req.Prompt, Suffix: req.InputSuffix},
 		fields: req.ResponseFields, infill: req.Samplers == nil, filename: req.Filename,
-		context: req.Context == nil || *req.Context,
+		context: req.Context == nil || *req.Context, actor: req.Actor,
 		// llama.cpp's defaults: temperature 0.8, top-k 40, top-p 0.95
 		sampler: engine.SamplerConfig{Temperature: 0.8, TopK: 40, TopP: 0.95, Seed: uint64(time.Now().UnixNano())}}
 	if n := req.NPredict; n != nil && *n >= 0 {
 		j.predict = *n
 	} else if n != nil && *n != -1 {
 		return nil, badRequest("n_predict %d: want -1 (the default) or more", *n)
+	}
+	if req.Actor && (s.p.Probe == nil || !j.context) {
+		return nil, badRequest("actor: ACToR at the cursor needs the repository's context and a server with a probe (actor serve --method actor)")
 	}
 	if req.NIndent < 0 {
 		return nil, badRequest("n_indent %d: want 0 or more", req.NIndent)
@@ -195,8 +203,11 @@ type infillResult struct {
 	// reused from the previous request.
 	TokensCached *int     `json:"tokens_cached,omitempty"`
 	Timings      *timings `json:"timings,omitempty"`
-	// Context lists the chunks the prompt showed (this server's addition).
+	// Context lists the chunks the prompt showed (this server's addition;
+	// with ACToR, the last prompt's).
 	Context []contextChunk `json:"context,omitempty"`
+	// Actor is what ACToR did (this server's; requests with "actor").
+	Actor *actorStats `json:"actor,omitempty"`
 }
 
 // contextChunk describes a chunk a prompt showed.
@@ -250,7 +261,7 @@ func (s *Server) infillHandler(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer done()
-	prompt, err := s.infillPrompt(j)
+	prompt, cc, err := s.infillPrompt(j)
 	if err != nil {
 		s.fail(w, nil, ctx, err)
 		return
@@ -273,10 +284,17 @@ func (s *Server) infillHandler(w http.ResponseWriter, r *http.Request) {
 	if j.stream {
 		st = startSSE(w)
 	}
-	res, err := s.runInfill(ctx, sess, j, ids, predict, st)
+	var a *cursorACToR
+	if j.actor && cc != nil && cc.found {
+		a = &cursorACToR{s: s, probe: s.p.Probe, cc: cc, sess: sess, chunks: cc.shown, prompt: prompt}
+	}
+	res, err := s.runInfill(ctx, sess, j, ids, predict, st, a)
 	if err != nil {
 		s.fail(w, st, ctx, err)
 		return
+	}
+	if a != nil {
+		prompt, ids, res.Actor = a.prompt, a.prompt.IDs, &a.stats
 	}
 	res.Prompt, res.Truncated = ptr(s.p.Tok.DecodeSpecial(ids)), ptr(prompt.Truncated)
 	for _, c := range prompt.Chunks {
@@ -292,8 +310,14 @@ func (s *Server) infillHandler(w http.ResponseWriter, r *http.Request) {
 
 // runInfill prefills ids into sess (reusing its cache) and decodes up to
 // predict tokens under the job's rules, streaming the pieces on st when it
-// is not nil; the result lacks the prompt's description.
-func (s *Server) runInfill(ctx context.Context, sess *engine.Session, j *infillJob, ids []int32, predict int, st *sse) (infillResult, error) {
+// is not nil, with ACToR's judge when a is not nil; the result lacks the
+// prompt's description.
+func (s *Server) runInfill(ctx context.Context, sess *engine.Session, j *infillJob, ids []int32, predict int, st *sse, a *cursorACToR) (infillResult, error) {
+	var judge generate.Judge
+	if a != nil {
+		sess.Hidden, judge = true, a.judge
+		defer func() { sess.Hidden = false }()
+	}
 	start := time.Now()
 	pred, reuse, err := sess.PrefillReusing(ids, s.cfg.CacheReuse)
 	if err != nil {
@@ -310,7 +334,7 @@ func (s *Server) runInfill(ctx context.Context, sess *engine.Session, j *infillJ
 		return nil
 	}
 	smp := &infill.Sampler{Sampler: engine.NewSampler(j.sampler), Tok: s.p.Tok, Infill: j.infill}
-	stop, err := generate.Decode(sess, s.p.Tok, pred, smp, predict, func(step generate.Step) error {
+	stop, err := generate.DecodeJudged(sess, s.p.Tok, pred, smp, predict, judge, func(step generate.Step) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -318,6 +342,9 @@ func (s *Server) runInfill(ctx context.Context, sess *engine.Session, j *infillJ
 			return nil
 		}
 		tokens = append(tokens, step.ID)
+		if a != nil {
+			a.generated = tokens
+		}
 		piece, end := g.Add(step.Text)
 		if err := emit(piece); err != nil {
 			return err

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"actor/infill"
@@ -52,39 +53,68 @@ func (r *repo) relative(name string) (string, bool) {
 	return "", false
 }
 
+// cursorContext is what a completion's prompt at the cursor is made of:
+// the editor's text and chunks (their paths made relative to the
+// repository where they lie in it), and the served repository's file at
+// the cursor, when found.
+type cursorContext struct {
+	in     infill.Input
+	editor []infill.Chunk
+	rp     *repo
+	cur    infill.Cursor
+	found  bool
+	// shown are the repository's chunks of the prompt.
+	shown []infill.Chunk
+}
+
 // infillPrompt lays out the job's prompt: with repository context, the
-// repository's name, the cursor's file, the editor's chunks (their paths
-// made relative to the repository where they lie in it) and the
-// repository's chunks; without, llama.cpp's prompt.
-func (s *Server) infillPrompt(j *infillJob) (infill.Prompt, error) {
-	b := infill.BatchBudget(infillBatch, s.sess.Capacity(), defaultPredict)
+// repository's name, the cursor's file, the editor's chunks and the
+// repository's chunks; without, llama.cpp's prompt. cc is nil without
+// repository context.
+func (s *Server) infillPrompt(j *infillJob) (infill.Prompt, *cursorContext, error) {
 	if !j.context {
-		return infill.Layout(s.p.Tok, j.input, j.chunks, b)
+		p, err := infill.Layout(s.p.Tok, j.input, j.chunks, s.infillBudget())
+		return p, nil, err
 	}
-	in := j.input
-	chunks := j.chunks
-	rp, cur, found := s.cursorFile(j)
+	cc := &cursorContext{in: j.input, editor: j.chunks}
+	var found bool
+	cc.rp, cc.cur, found = s.cursorFile(j)
 	if !found && len(s.repos.names) > 0 {
-		rp, _ = s.repos.get(s.repos.names[0])
+		cc.rp, _ = s.repos.get(s.repos.names[0])
 	}
-	if rp != nil {
-		in.Repo = rp.Name
-		for i, c := range chunks {
-			if rel, ok := rp.relative(c.Path); ok {
-				chunks[i].Path = rel
+	if cc.rp != nil {
+		cc.in.Repo = cc.rp.Name
+		for i, c := range cc.editor {
+			if rel, ok := cc.rp.relative(c.Path); ok {
+				cc.editor[i].Path = rel
 			}
 		}
 	}
 	if found {
-		in.Path = cur.Path
-		s.repos.mu.RLock()
-		c := rp.cursor
-		s.repos.mu.RUnlock()
-		more, err := c.Context(s.p.Tok, cur, s.cfg.Context)
-		if err != nil {
-			return infill.Prompt{}, err
+		cc.found, cc.in.Path = true, cc.cur.Path
+		var err error
+		if cc.shown, err = cc.rp.cursorRepository(s).Context(s.p.Tok, cc.cur, s.cfg.Context); err != nil {
+			return infill.Prompt{}, nil, err
 		}
-		chunks = append(chunks, more...)
 	}
-	return infill.Layout(s.p.Tok, in, chunks, b)
+	p, err := s.layoutCursor(cc, cc.shown)
+	return p, cc, err
+}
+
+// layoutCursor lays out cc's prompt with the repository's chunks more.
+func (s *Server) layoutCursor(cc *cursorContext, more []infill.Chunk) (infill.Prompt, error) {
+	return infill.Layout(s.p.Tok, cc.in, append(slices.Clone(cc.editor), more...), s.infillBudget())
+}
+
+// infillBudget is the prompt's budget of a completion at the cursor.
+func (s *Server) infillBudget() infill.Budget {
+	return infill.BatchBudget(infillBatch, s.sess.Capacity(), defaultPredict)
+}
+
+// cursorRepository is the repository as completions at the cursor read it
+// now (it is replaced when the repository is read again).
+func (r *repo) cursorRepository(s *Server) *infill.Repository {
+	s.repos.mu.RLock()
+	defer s.repos.mu.RUnlock()
+	return r.cursor
 }

@@ -3,6 +3,7 @@ package serve
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -388,5 +389,50 @@ func TestCompletionsRepositoryContext(t *testing.T) {
 	code, ans = ask()
 	if plain, _ := fimTokens(s.p.Tok, req["prompt"].(string), req["suffix"].(string)); code != 200 || ans["context"] != nil || promptTokens(ans) != len(plain) {
 		t.Errorf("text of no file: %d, %d prompt tokens (plain FIM %d), context %v", code, promptTokens(ans), len(plain), ans["context"])
+	}
+}
+
+// TestInfillACToR: with "actor" and a probe that calls every judged token
+// critical, the repository's context is made again at each judged token
+// (the answer counts them); here the text written brings other chunks at
+// least once, which re-prefills, and the prompt reported is the last one. Without a probe the field is refused.
+func TestInfillACToR(t *testing.T) {
+	s, ts := qwenServer(t, Config{})
+	var req map[string]any
+	json.Unmarshal([]byte(editorRequest(t, "llama-vim-fim")), &req)
+	req["response_fields"], req["n_predict"], req["temperature"], req["t_max_predict_ms"] = nil, 12, 0, nil
+	req["actor"] = true
+	ask := func() (int, map[string]any) {
+		body, _ := json.Marshal(req)
+		code, b := call(t, "POST", ts.URL+"/infill", string(body))
+		return code, decodeObject(t, b)
+	}
+	if code, ans := ask(); code != 400 || !strings.Contains(fmt.Sprint(ans), "probe") {
+		t.Errorf("actor without a probe: %d %v", code, ans)
+	}
+	s.p.Probe = testsupport.ConstProbe(s.p.Model.Config.Embed, 20)
+	t.Cleanup(func() { s.p.Probe = nil })
+	code, ans := ask()
+	st, _ := ans["actor"].(map[string]any)
+	if code != 200 || st == nil {
+		t.Fatalf("%d %v", code, ans)
+	}
+	judged, triggers, changes := int(st["judged"].(float64)), int(st["triggers"].(float64)), int(st["context_changes"].(float64))
+	n := int(ans["tokens_predicted"].(float64))
+	t.Logf("%d tokens %q: judged %d, triggers %d, changes %d, %v", n, ans["content"], judged, triggers, changes, st)
+	if judged == 0 || triggers != judged || judged > n || changes == 0 || changes > triggers {
+		t.Errorf("%d tokens: judged %d, triggers %d, changes %d", n, judged, triggers, changes)
+	}
+	if p := ans["prompt"].(string); !strings.HasPrefix(p, "<|repo_name|>inventory\n") || !strings.Contains(p, "<|fim_middle|>") {
+		t.Errorf("prompt %q", p)
+	}
+	// A probe that calls nothing critical judges and changes nothing: the
+	// same completion as without ACToR.
+	s.p.Probe = testsupport.ConstProbe(s.p.Model.Config.Embed, -20)
+	_, quiet := ask()
+	delete(req, "actor")
+	_, plain := ask()
+	if qs := quiet["actor"].(map[string]any); qs["triggers"].(float64) != 0 || quiet["content"] != plain["content"] {
+		t.Errorf("quiet probe: %v, content %q, without ACToR %q", qs, quiet["content"], plain["content"])
 	}
 }
