@@ -33,6 +33,10 @@ type request struct {
 	CacheN  int     `json:"cache_n"`
 	PromptN int     `json:"prompt_n"`
 	Content string  `json:"content"`
+	// Triggers and Changes are ACToR's critical tokens and context
+	// changes (-actor).
+	Triggers int `json:"triggers,omitempty"`
+	Changes  int `json:"context_changes,omitempty"`
 }
 
 func main() {
@@ -42,8 +46,11 @@ func main() {
 	out := flag.String("out", "", "also write each request as a JSON line here")
 	api := flag.String("api", "infill", "infill (llama.cpp's /infill, as llama.vim) or completions (/v1/completions with a suffix)")
 	maxTokens := flag.Int("max-tokens", 16, "with -api completions, max_tokens of each request")
+	actorOn := flag.Bool("actor", false, "with -api infill, ask for ACToR's critical-token re-retrieval (\"actor\": true; a server with a probe)")
 	flag.Parse()
-	ask := askInfill
+	ask := func(url, prefix, middle, suffix string, indent int) (request, error) {
+		return askInfill(url, prefix, middle, suffix, indent, *actorOn)
+	}
 	switch *api {
 	case "infill":
 	case "completions":
@@ -80,7 +87,7 @@ func replay(file, url string, functions int, out string, ask asker) error {
 		log = f
 	}
 	var secs []float64
-	n := 0
+	n, triggers, changes := 0, 0, 0
 	for _, d := range codesrc.Definitions(file, src) {
 		body := d.End - d.Start
 		if d.Kind != "function" && d.Kind != "method" || body < 2 || body > 12 || functions == 0 {
@@ -100,6 +107,7 @@ func replay(file, url string, functions int, out string, ask asker) error {
 				n++
 				r.N, r.Line, r.Typed = n, ln, line[:cut]
 				secs = append(secs, r.Seconds)
+				triggers, changes = triggers+r.Triggers, changes+r.Changes
 				b, _ := json.Marshal(r)
 				fmt.Fprintf(log, "%s\n", b)
 				fmt.Printf("%3d  line %3d  %6.2f s  cached %4d  computed %4d  %q\n", n, ln, r.Seconds, r.CacheN, r.PromptN, r.Typed)
@@ -111,7 +119,8 @@ func replay(file, url string, functions int, out string, ask asker) error {
 	}
 	warm := slices.Clone(secs[1:])
 	slices.Sort(warm)
-	fmt.Printf("requests %d; cold %.2f s; warm p50 %.2f s, p95 %.2f s\n", len(secs), secs[0], quantile(warm, 0.5), quantile(warm, 0.95))
+	fmt.Printf("requests %d; cold %.2f s; warm p50 %.2f s, p95 %.2f s; ACToR triggers %d, context changes %d\n",
+		len(secs), secs[0], quantile(warm, 0.5), quantile(warm, 0.95), triggers, changes)
 	return nil
 }
 
@@ -138,19 +147,21 @@ func quantile(sorted []float64, q float64) float64 {
 	return sorted[i] + (pos-float64(i))*(sorted[i+1]-sorted[i])
 }
 
-// askInfill sends one request as llama.vim does.
-func askInfill(url, prefix, middle, suffix string, indent int) (request, error) {
+// askInfill sends one request as llama.vim does (with ACToR when actor
+// is set).
+func askInfill(url, prefix, middle, suffix string, indent int, actor bool) (request, error) {
 	if strings.TrimSpace(middle) == "" {
 		middle, indent = "", 0 // llama.vim: a line of whitespace starts over
 	}
 	ans, err := infillclient.Post(url, map[string]any{"id_slot": 0, "input_prefix": prefix, "input_suffix": suffix, "input_extra": []any{},
 		"prompt": middle, "n_predict": 128, "stop": []string{}, "n_indent": indent, "top_k": 40, "top_p": 0.90,
 		"samplers": []string{"top_k", "top_p", "infill"}, "stream": false, "cache_prompt": true, "t_max_prompt_ms": 500,
-		"t_max_predict_ms": 1000, "seed": 1})
+		"t_max_predict_ms": 1000, "seed": 1, "actor": actor})
 	if err != nil {
 		return request{}, err
 	}
-	return request{Seconds: ans.Seconds, CacheN: ans.Timings.CacheN, PromptN: ans.Timings.PromptN, Content: ans.Content}, nil
+	return request{Seconds: ans.Seconds, CacheN: ans.Timings.CacheN, PromptN: ans.Timings.PromptN, Content: ans.Content,
+		Triggers: ans.Actor.Triggers, Changes: ans.Actor.Changes}, nil
 }
 
 // askCompletion sends one fill-in-the-middle request to /v1/completions,

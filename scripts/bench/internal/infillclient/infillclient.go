@@ -21,6 +21,11 @@ type Answer struct {
 		CacheN  int `json:"cache_n"`
 		PromptN int `json:"prompt_n"`
 	} `json:"timings"`
+	// Actor is this server's account of ACToR at the cursor ("actor").
+	Actor struct {
+		Triggers int `json:"triggers"`
+		Changes  int `json:"context_changes"`
+	} `json:"actor"`
 	Seconds float64 `json:"-"`
 }
 
