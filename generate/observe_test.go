@@ -115,6 +115,69 @@ func TestContinue(t *testing.T) {
 	}
 }
 
+// DecodeJudged: a judge that redraws the second token from another
+// prompt's prediction (the session prefilled with that prompt and the
+// first token, as ACToR's context change does) gets that prediction's
+// greedy token, and decoding goes on from the new session state; a judge
+// that keeps every token decodes as Decode.
+func TestDecodeJudgedRedraws(t *testing.T) {
+	m, tok := loadTiny(t)
+	s, err := m.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	greedy := func() TokenSampler { return engine.NewSampler(engine.SamplerConfig{}) }
+	ids, other := tok.Encode("def run(x):\n", true), tok.Encode("class Box:\n    size = 3\n", true)
+	decode := func(judge Judge) []int32 {
+		pred, err := s.Prefill(ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int32
+		if _, err := DecodeJudged(s, tok, pred, greedy(), 5, judge, func(st Step) error {
+			if st.ID >= 0 && !tok.EOG(st.ID) {
+				got = append(got, st.ID)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	plain := decode(nil)
+	if kept := decode(func(int, int32, *engine.Prediction) (*engine.Prediction, error) { return nil, nil }); !slices.Equal(kept, plain) {
+		t.Fatalf("a judge keeping every token: %v, Decode %v", kept, plain)
+	}
+	var want int32
+	redrawn := decode(func(n int, _ int32, _ *engine.Prediction) (*engine.Prediction, error) {
+		if n != 1 {
+			return nil, nil
+		}
+		again, err := s.Prefill(append(slices.Clone(other), plain[0]))
+		want = again.Top1
+		return &again, err
+	})
+	if len(redrawn) < 2 || redrawn[0] != plain[0] || redrawn[1] != want {
+		t.Fatalf("redrawn %v (plain %v): want %d second, the other prompt's top token", redrawn, plain, want)
+	}
+	// the rest follows the other prompt: the same as decoding it plainly
+	pred, err := s.Prefill(append(append(slices.Clone(other), plain[0]), want))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var after []int32
+	DecodeJudged(s, tok, pred, greedy(), len(redrawn)-2, nil, func(st Step) error {
+		if st.ID >= 0 && !tok.EOG(st.ID) {
+			after = append(after, st.ID)
+		}
+		return nil
+	})
+	if !slices.Equal(after, redrawn[2:]) {
+		t.Errorf("after the redraw %v, decoding the other prompt plainly %v", redrawn[2:], after)
+	}
+}
+
 // A context cancelled while a sample decodes ends it at the next token
 // with the context's error; a context already done prefills nothing.
 func TestCancelledContextEndsSample(t *testing.T) {

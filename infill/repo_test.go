@@ -154,6 +154,44 @@ func TestRepositoryContextAnyLanguage(t *testing.T) {
 	}
 }
 
+// TestRequery: the context made again with the text written after the
+// cursor looks up the names that text uses (here Distance, which the
+// lines above do not name: a definition chunk, not only a retrieved
+// block), and is not kept for the region.
+func TestRequery(t *testing.T) {
+	tok := qwen(t)
+	files := map[string][]byte{
+		"geo/point.go": []byte("package geo\n\n// Point is a place on the plane.\ntype Point struct {\n\tX, Y float64\n}\n\n" +
+			"// Distance is how far p is from q.\nfunc Distance(p, q Point) float64 {\n\treturn math.Hypot(p.X-q.X, p.Y-q.Y)\n}\n"),
+		"geo/route.go": []byte("package geo\n\n// Length sums the legs of a route.\nfunc Length(route []int) float64 {\n\ttotal := 0.0\n\treturn total\n}\n"),
+	}
+	r := NewRepository("geo", files, symbols.New(files))
+	prefix, _ := around(files["geo/route.go"], 6)
+	c := Cursor{Path: "geo/route.go", Line: 6, Above: 5, Below: 2, Prefix: prefix}
+	has := func(chunks []Chunk, text string) bool {
+		for _, ch := range chunks {
+			if ch.Source == SourceSymbol && strings.Contains(ch.Text, text) {
+				return true
+			}
+		}
+		return false
+	}
+	before, err := r.Context(tok, c, DefaultContextBudget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := r.Requery(tok, c, "\ttotal += Distance(", DefaultContextBudget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if has(before, "func Distance") || !has(after, "func Distance(p, q Point) float64 {") {
+		t.Errorf("Distance before the text: %v, after: %v", has(before, "func Distance"), has(after, "func Distance"))
+	}
+	if kept, _ := r.Context(tok, c, DefaultContextBudget); has(kept, "func Distance") {
+		t.Error("Requery's context was kept for the region")
+	}
+}
+
 // TestSimilar: a block whose lines are mostly around the cursor is left
 // out of the context.
 func TestSimilar(t *testing.T) {
