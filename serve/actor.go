@@ -153,8 +153,8 @@ func (s *Server) checkGenerate(req *generateRequest) (*generateCheck, *apiError)
 	if req.MaxTokens != 0 {
 		cfg.MaxNewTokens = req.MaxTokens
 	}
-	if cfg.MaxNewTokens > s.sess.Capacity() {
-		return nil, badRequest("max_tokens %d: the model's context holds %d", cfg.MaxNewTokens, s.sess.Capacity())
+	if cfg.MaxNewTokens > s.capacity {
+		return nil, badRequest("max_tokens %d: the model's context holds %d", cfg.MaxNewTokens, s.capacity)
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, badRequest("%v", err)

@@ -109,7 +109,7 @@ func (s *Server) parseCompletion(req *completionRequest) (*completion, *apiError
 	}
 	c := &completion{maxTokens: defaultMaxTokens, stops: stops, stream: req.Stream,
 		sampler: engine.SamplerConfig{Temperature: 1, TopP: 1, Seed: uint64(time.Now().UnixNano())}}
-	capacity := s.sess.Capacity()
+	capacity := s.capacity
 	if req.MaxTokens != nil {
 		c.maxTokens = *req.MaxTokens
 	}
@@ -249,7 +249,17 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		}
 		return nil
 	}
-	stop, err := generate.Continue(s.sess, s.p.Tok, c.ids, engine.NewSampler(c.sampler), c.maxTokens, func(step generate.Step) error {
+	sess, err := s.caches.pick(c.ids)
+	if err != nil {
+		s.fail(w, st, ctx, err)
+		return
+	}
+	pred, _, err := sess.PrefillReusing(c.ids, s.cfg.CacheReuse)
+	if err != nil {
+		s.fail(w, st, ctx, err)
+		return
+	}
+	stop, err := generate.Decode(sess, s.p.Tok, pred, engine.NewSampler(c.sampler), c.maxTokens, func(step generate.Step) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

@@ -173,7 +173,7 @@ func (s *Server) parseInfill(req *infillRequest) (*infillJob, *apiError) {
 	if t := req.TMaxPredictMS; t != nil && *t > 0 {
 		j.guard.Limit = time.Duration(*t * float64(time.Millisecond))
 	}
-	j.settings = map[string]any{"n_ctx": s.sess.Capacity(), "n_predict": j.predict, "temperature": j.sampler.Temperature,
+	j.settings = map[string]any{"n_ctx": s.capacity, "n_predict": j.predict, "temperature": j.sampler.Temperature,
 		"top_k": j.sampler.TopK, "top_p": j.sampler.TopP, "seed": j.sampler.Seed, "n_indent": req.NIndent,
 		"stop": append([]string{}, j.guard.Stops...), "t_max_predict_ms": j.guard.Limit.Milliseconds(), "samplers": req.Samplers,
 		"cache_prompt": j.cache}
@@ -267,11 +267,11 @@ func (s *Server) infillHandler(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ids := prompt.IDs
-	if len(ids)+1 > s.sess.Capacity() {
-		writeError(w, badRequest("the prompt's %d tokens fill the model's context of %d", len(ids), s.sess.Capacity()))
+	if len(ids)+1 > s.capacity {
+		writeError(w, badRequest("the prompt's %d tokens fill the model's context of %d", len(ids), s.capacity))
 		return
 	}
-	predict := min(j.predict, s.sess.Capacity()-len(ids))
+	predict := min(j.predict, s.capacity-len(ids))
 	sess, err := s.caches.pick(ids)
 	if err != nil {
 		s.fail(w, nil, ctx, err)

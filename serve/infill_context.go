@@ -108,7 +108,7 @@ func (s *Server) layoutCursor(cc *cursorContext, more []infill.Chunk) (infill.Pr
 
 // infillBudget is the prompt's budget of a completion at the cursor.
 func (s *Server) infillBudget() infill.Budget {
-	return infill.BatchBudget(infillBatch, s.sess.Capacity(), defaultPredict)
+	return infill.BatchBudget(infillBatch, s.capacity, defaultPredict)
 }
 
 // cursorRepository is the repository as completions at the cursor read it

@@ -20,7 +20,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 // clients read (llama.vscode reads n_ctx), one slot.
 func (s *Server) props(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{
-		"default_generation_settings": map[string]any{"n_ctx": s.sess.Capacity(),
+		"default_generation_settings": map[string]any{"n_ctx": s.capacity,
 			"params": map[string]any{"n_predict": defaultPredict, "temperature": 0.8, "top_k": 40, "top_p": 0.95}},
 		"total_slots": 1, "model_path": s.p.ModelName, "chat_template": "", "modalities": map[string]bool{"vision": false},
 		"build_info": "actor"})

@@ -19,7 +19,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"actor/engine"
 	"actor/infill"
 	"actor/pipeline"
 )
@@ -79,8 +78,10 @@ type Server struct {
 
 	slots chan struct{} // admitted requests
 	model chan struct{} // the model's one decoding turn
-	sess  *engine.Session
-	// caches keep the caches of recent completions at a cursor.
+	// capacity is the model's context in tokens (a session's KV cache).
+	capacity int
+	// caches keep the caches of recent completions (at a cursor, or of
+	// /v1/completions).
 	caches *slots
 
 	closing   atomic.Bool
@@ -115,12 +116,14 @@ func New(ctx context.Context, p *pipeline.Pipeline, cfg Config) (*Server, error)
 	if err != nil {
 		return nil, err
 	}
-	sess, err := p.Model.NewSession()
+	probe, err := p.Model.NewSession()
 	if err != nil {
 		return nil, err
 	}
+	capacity := probe.Capacity()
+	probe.Close()
 	s := &Server{p: p, cfg: cfg, repos: rs, slots: make(chan struct{}, cfg.Queue), model: make(chan struct{}, 1),
-		sess: sess, caches: &slots{m: p.Model, max: cfg.Slots, minRun: cfg.CacheReuse}, done: make(chan struct{})}
+		capacity: capacity, caches: &slots{m: p.Model, max: cfg.Slots, minRun: cfg.CacheReuse}, done: make(chan struct{})}
 	s.base, s.cancel = context.WithCancel(context.Background())
 	s.routes()
 	if cfg.Watch > 0 {
@@ -162,10 +165,9 @@ func (s *Server) watch(interval time.Duration) {
 	}
 }
 
-// Close frees the server's session; call it after the last request.
+// Close frees the server's sessions; call it after the last request.
 func (s *Server) Close() {
 	s.cancel()
-	s.sess.Close()
 	s.caches.close()
 }
 

@@ -129,13 +129,15 @@ func TestExitAndOutput(t *testing.T) {
 
 // TestTimeoutKillsTree runs a process that starts a background child and a
 // child that escapes into its own session, then loops forever: the limit
-// kills all of them.
+// kills all of them. The sleeps' durations carry a nonce, so that another
+// run of this test on the machine is not taken for a survivor.
 func TestTimeoutKillsTree(t *testing.T) {
 	dir := workdir(t, 0)
+	nonce := fmt.Sprintf("%06d", time.Now().UnixNano()%1_000_000)
 	start := time.Now()
 	r := box.Run(context.Background(), Command{
 		Path:   "/bin/sh",
-		Args:   []string{"-c", "sleep 300 & echo $! > bg.pid; setsid sleep 301 & while :; do :; done"},
+		Args:   []string{"-c", "sleep 300." + nonce + " & echo $! > bg.pid; setsid sleep 301." + nonce + " & while :; do :; done"},
 		Dir:    dir,
 		Limits: DefaultLimits(time.Second),
 	})
@@ -151,7 +153,7 @@ func TestTimeoutKillsTree(t *testing.T) {
 		// a survivor is one still there after 5 s.
 		var out []byte
 		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-			if out, _ = exec.Command("pgrep", "-f", "sleep 30[01]").Output(); len(bytes.TrimSpace(out)) == 0 {
+			if out, _ = exec.Command("pgrep", "-f", "sleep 30[01]\\."+nonce).Output(); len(bytes.TrimSpace(out)) == 0 {
 				return
 			}
 		}
