@@ -16,9 +16,7 @@ func (s *Server) cursorFile(j *infillJob) (rp *repo, cur infill.Cursor, ok bool)
 	cur = infill.Cursor{Prefix: j.input.Prefix, Suffix: j.input.Suffix, Above: strings.Count(j.input.Prefix, "\n"), Below: strings.Count(j.input.Suffix, "\n")}
 	for _, name := range s.repos.names {
 		r, _ := s.repos.get(name)
-		s.repos.mu.RLock()
-		c := r.cursor
-		s.repos.mu.RUnlock()
+		c := r.cursorRepository(s)
 		var found bool
 		if j.filename != "" {
 			if cur.Path, found = r.relative(j.filename); found {
