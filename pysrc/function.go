@@ -2,6 +2,7 @@ package pysrc
 
 import (
 	"fmt"
+	"slices"
 
 	ts "github.com/tree-sitter/go-tree-sitter"
 )
@@ -107,4 +108,32 @@ func (f *File) function(n *ts.Node) Function {
 	}
 	fn.Prompt = string(f.src[start:promptEnd]) + "\n"
 	return fn
+}
+
+// ClosedEnds returns, ascending, the 1-based last lines of the statements
+// and comments that follow fn in the blocks enclosing it (its own block,
+// then its class's, up to the module): the lines after which the code
+// below fn can be cut without leaving a statement, a docstring or a
+// bracket open.
+func (f *File) ClosedEnds(fn Function) []int {
+	var ends []int
+	for n := fn.node; n != nil; n = n.Parent() {
+		for _, c := range Children(n) {
+			if row := int(c.StartPosition().Row) + 1; row > fn.End {
+				ends = append(ends, lastLine(c))
+			}
+		}
+	}
+	slices.Sort(ends)
+	return slices.Compact(ends)
+}
+
+// lastLine is the 1-based line of n's last character (a node that ends
+// with its line's newline ends at column 0 of the next row).
+func lastLine(n *ts.Node) int {
+	end := n.EndPosition()
+	if end.Column == 0 && n.EndByte() > n.StartByte() {
+		return int(end.Row)
+	}
+	return int(end.Row) + 1
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -219,5 +220,30 @@ func TestModuleFile(t *testing.T) {
 	}
 	if _, err := ModuleFile(root, ""); err == nil {
 		t.Error("empty module name accepted")
+	}
+}
+
+// TestClosedEnds: after a method, the statements left in its class body
+// end where they end, then the class, then the module's statements; lines
+// inside a statement (the call's second line, the docstring) are no end.
+func TestClosedEnds(t *testing.T) {
+	src := "class C:\n" + // 1
+		"    def m(self):\n        return 1\n" + // 2-3: the target
+		"    x = f(1,\n          2)\n" + // 4-5
+		"    # a comment\n" + // 6
+		"    def n(self):\n        \"\"\"doc\n        more\"\"\"\n" + // 7-9
+		"\n" +
+		"Y = 2\n" // 11
+	f, err := Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fn, err := f.At(3)
+	if err != nil || fn.Name != "m" {
+		t.Fatalf("At(3) = %q, %v", fn.Name, err)
+	}
+	if got, want := f.ClosedEnds(fn), []int{5, 6, 9, 11}; !slices.Equal(got, want) {
+		t.Errorf("ClosedEnds = %v, want %v", got, want)
 	}
 }

@@ -34,7 +34,8 @@ const gapLine = "...\n"
 // lines declStart (its first decorator) to end: the head always, then
 // lines nearest the function first, one above and one below in turn (below
 // only with withBelow), while the running total of tokens (each line
-// counted on its own with its newline) stays within tokens.
+// counted on its own with its newline) stays within tokens. The code below
+// ends with a whole statement (closedBelow).
 func CutFile(src []byte, declStart, end int, tc TokenCounter, tokens int, withBelow bool) (FileCode, error) {
 	lines := strings.SplitAfter(string(src), "\n")
 	if len(lines) > 0 && lines[len(lines)-1] == "" {
@@ -43,10 +44,12 @@ func CutFile(src []byte, declStart, end int, tc TokenCounter, tokens int, withBe
 	if declStart < 1 || end < declStart || end > len(lines) {
 		return FileCode{}, fmt.Errorf("file code: function lines %d-%d outside a file of %d lines", declStart, end, len(lines))
 	}
-	headEnd, err := importsEnd(src, declStart)
+	f, err := pysrc.Parse(src)
 	if err != nil {
 		return FileCode{}, err
 	}
+	defer f.Close()
+	headEnd := importsEnd(f, declStart)
 	count := func(l string) (int, error) {
 		n, err := tc.CountTokens(l)
 		if err != nil {
@@ -96,6 +99,11 @@ func CutFile(src []byte, declStart, end int, tc TokenCounter, tokens int, withBe
 			belowOpen = ok && below <= len(lines)
 		}
 	}
+	if below-1 > end {
+		if below, err = closedBelow(f, declStart, end, below); err != nil {
+			return FileCode{}, err
+		}
+	}
 	c := FileCode{HeadEnd: headEnd, AboveFrom: above + 1, BelowTo: below - 1, DeclStart: declStart, End: end}
 	var b strings.Builder
 	b.WriteString(strings.Join(lines[:headEnd], ""))
@@ -110,17 +118,33 @@ func CutFile(src []byte, declStart, end int, tc TokenCounter, tokens int, withBe
 
 // importsEnd is the last line of the file's last module-level import
 // statement before line declStart (0 when there is none).
-func importsEnd(src []byte, declStart int) (int, error) {
-	f, err := pysrc.Parse(src)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
+func importsEnd(f *pysrc.File, declStart int) int {
 	last := 0
 	for _, im := range f.Imports() {
 		if im.End < declStart {
 			last = max(last, im.End)
 		}
 	}
-	return last, nil
+	return last
+}
+
+// closedBelow moves below (the first line past the code shown below the
+// function on lines declStart-end) back to just after the last statement
+// that the shown lines hold whole, so that the code below never ends
+// inside a statement: a suffix cut inside a docstring or a call leads a
+// model writing the middle to close it instead of writing the function.
+func closedBelow(f *pysrc.File, declStart, end, below int) (int, error) {
+	for _, fn := range f.Functions() {
+		if fn.DeclStart != declStart || fn.End != end {
+			continue
+		}
+		cut := end
+		for _, e := range f.ClosedEnds(fn) {
+			if e < below {
+				cut = e
+			}
+		}
+		return cut + 1, nil
+	}
+	return 0, fmt.Errorf("file code: no function on lines %d-%d", declStart, end)
 }

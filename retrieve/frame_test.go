@@ -124,6 +124,37 @@ func TestCutFile(t *testing.T) {
 	}
 }
 
+// TestCutFileBelowEndsWithAStatement: the code below stops after the last
+// statement the budget holds whole, never inside a call or a docstring.
+func TestCutFileBelowEndsWithAStatement(t *testing.T) {
+	src := "import os\n" + // 1: 2 words
+		"def target():\n    return SECRET\n" + // 2-3: the function
+		"X = f(1,\n      2)\n" + // 4-5: 3 + 1 words
+		"def after():\n" + // 6: 2
+		"    \"\"\"doc\n    more\"\"\"\n" + // 7-8: 1 + 1
+		"    return 1\n" // 9: 2
+	for _, c := range []struct {
+		tokens int
+		below  string
+		to     int
+	}{
+		{8, "X = f(1,\n      2)\n", 5}, // lines 4-7 fit; 7 opens a docstring
+		{5, "", 3},                     // line 4 fits alone: the call stays open
+		{12, "X = f(1,\n      2)\ndef after():\n    \"\"\"doc\n    more\"\"\"\n    return 1\n", 9}, // all of it
+	} {
+		code, err := CutFile([]byte(src), 2, 3, wordCounter{}, c.tokens, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code.Below != c.below || code.BelowTo != c.to {
+			t.Errorf("budget %d: below %q to line %d, want %q to %d", c.tokens, code.Below, code.BelowTo, c.below, c.to)
+		}
+	}
+	if _, err := CutFile([]byte(src), 4, 5, wordCounter{}, 8, true); err == nil {
+		t.Error("lines that are no function should fail")
+	}
+}
+
 // Blocks the frame already shows are left out of the budget: one inside a
 // symbol shown whole, one inside the target file's shown code; a block
 // inside a symbol shown as a summary stays.
