@@ -110,22 +110,24 @@ func (f *File) function(n *ts.Node) Function {
 	return fn
 }
 
-// ClosedEnds returns, ascending, the 1-based last lines of the statements
-// and comments that follow fn in the blocks enclosing it (its own block,
-// then its class's, up to the module): the lines after which the code
-// below fn can be cut without leaving a statement, a docstring or a
-// bracket open.
-func (f *File) ClosedEnds(fn Function) []int {
-	var ends []int
+// Bounds returns, ascending, where code around fn can be cut without
+// leaving a statement, a docstring or a bracket open: starts, the 1-based
+// first lines of the statements and comments before fn in the blocks
+// enclosing it (its own block, then its class's, up to the module), and
+// ends, the last lines of those after it.
+func (f *File) Bounds(fn Function) (starts, ends []int) {
 	for n := fn.node; n != nil; n = n.Parent() {
 		for _, c := range Children(n) {
 			if row := int(c.StartPosition().Row) + 1; row > fn.End {
 				ends = append(ends, lastLine(c))
+			} else if row < fn.DeclStart {
+				starts = append(starts, row)
 			}
 		}
 	}
+	slices.Sort(starts)
 	slices.Sort(ends)
-	return slices.Compact(ends)
+	return slices.Compact(starts), slices.Compact(ends)
 }
 
 // lastLine is the 1-based line of n's last character (a node that ends

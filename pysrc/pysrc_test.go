@@ -223,27 +223,35 @@ func TestModuleFile(t *testing.T) {
 	}
 }
 
-// TestClosedEnds: after a method, the statements left in its class body
-// end where they end, then the class, then the module's statements; lines
-// inside a statement (the call's second line, the docstring) are no end.
-func TestClosedEnds(t *testing.T) {
-	src := "class C:\n" + // 1
-		"    def m(self):\n        return 1\n" + // 2-3: the target
-		"    x = f(1,\n          2)\n" + // 4-5
-		"    # a comment\n" + // 6
-		"    def n(self):\n        \"\"\"doc\n        more\"\"\"\n" + // 7-9
+// TestBounds: before a method, the statements of its class body start
+// where they start, and the class and the module's statements before it;
+// after it, the class body's statements end where they end, then the
+// class, then the module's statements. Lines inside a statement (a
+// call's second line, a docstring's) are neither.
+func TestBounds(t *testing.T) {
+	src := "X = g(1,\n      2)\n" + // 1-2
+		"class C:\n" + // 3
+		"    y = 1\n" + // 4
+		"    def m(self):\n        return 1\n" + // 5-6: the target
+		"    x = f(1,\n          2)\n" + // 7-8
+		"    # a comment\n" + // 9
+		"    def n(self):\n        \"\"\"doc\n        more\"\"\"\n" + // 10-12
 		"\n" +
-		"Y = 2\n" // 11
+		"Y = 2\n" // 14
 	f, err := Parse([]byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	fn, err := f.At(3)
+	fn, err := f.At(6)
 	if err != nil || fn.Name != "m" {
-		t.Fatalf("At(3) = %q, %v", fn.Name, err)
+		t.Fatalf("At(6) = %q, %v", fn.Name, err)
 	}
-	if got, want := f.ClosedEnds(fn), []int{5, 6, 9, 11}; !slices.Equal(got, want) {
-		t.Errorf("ClosedEnds = %v, want %v", got, want)
+	starts, ends := f.Bounds(fn)
+	if want := []int{1, 3, 4}; !slices.Equal(starts, want) {
+		t.Errorf("starts %v, want %v", starts, want)
+	}
+	if want := []int{8, 9, 12, 14}; !slices.Equal(ends, want) {
+		t.Errorf("ends %v, want %v", ends, want)
 	}
 }

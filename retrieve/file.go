@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"actor/pysrc"
@@ -34,8 +35,12 @@ const gapLine = "...\n"
 // lines declStart (its first decorator) to end: the head always, then
 // lines nearest the function first, one above and one below in turn (below
 // only with withBelow), while the running total of tokens (each line
-// counted on its own with its newline) stays within tokens. The code below
-// ends with a whole statement (closedBelow).
+// counted on its own with its newline) stays within tokens. The code
+// shown is then cut at statements (pysrc.File.Bounds): the code above
+// starts with a whole statement, the code below ends with one. A cut
+// inside a docstring shows the model an unclosed string (the docstring's
+// closing quotes open one), and a suffix cut inside the next function
+// leads a model writing the middle to finish that one instead.
 func CutFile(src []byte, declStart, end int, tc TokenCounter, tokens int, withBelow bool) (FileCode, error) {
 	lines := strings.SplitAfter(string(src), "\n")
 	if len(lines) > 0 && lines[len(lines)-1] == "" {
@@ -49,6 +54,10 @@ func CutFile(src []byte, declStart, end int, tc TokenCounter, tokens int, withBe
 		return FileCode{}, err
 	}
 	defer f.Close()
+	fn, ok := functionOn(f, declStart, end)
+	if !ok {
+		return FileCode{}, fmt.Errorf("file code: no function on lines %d-%d", declStart, end)
+	}
 	headEnd := importsEnd(f, declStart)
 	count := func(l string) (int, error) {
 		n, err := tc.CountTokens(l)
@@ -99,11 +108,23 @@ func CutFile(src []byte, declStart, end int, tc TokenCounter, tokens int, withBe
 			belowOpen = ok && below <= len(lines)
 		}
 	}
-	if below-1 > end {
-		if below, err = closedBelow(f, declStart, end, below); err != nil {
-			return FileCode{}, err
+	// Cut at statements: the code above starts with a whole statement,
+	// the code below ends with one.
+	starts, ends := f.Bounds(fn)
+	if above > headEnd {
+		first := declStart
+		if i, _ := slices.BinarySearch(starts, above+1); i < len(starts) {
+			first = starts[i]
+		}
+		above = first - 1
+	}
+	cut := end
+	for _, e := range ends {
+		if e < below {
+			cut = e
 		}
 	}
+	below = cut + 1
 	c := FileCode{HeadEnd: headEnd, AboveFrom: above + 1, BelowTo: below - 1, DeclStart: declStart, End: end}
 	var b strings.Builder
 	b.WriteString(strings.Join(lines[:headEnd], ""))
@@ -128,23 +149,13 @@ func importsEnd(f *pysrc.File, declStart int) int {
 	return last
 }
 
-// closedBelow moves below (the first line past the code shown below the
-// function on lines declStart-end) back to just after the last statement
-// that the shown lines hold whole, so that the code below never ends
-// inside a statement: a suffix cut inside a docstring or a call leads a
-// model writing the middle to close it instead of writing the function.
-func closedBelow(f *pysrc.File, declStart, end, below int) (int, error) {
+// functionOn is the function of f on lines declStart (its first
+// decorator) to end.
+func functionOn(f *pysrc.File, declStart, end int) (pysrc.Function, bool) {
 	for _, fn := range f.Functions() {
-		if fn.DeclStart != declStart || fn.End != end {
-			continue
+		if fn.DeclStart == declStart && fn.End == end {
+			return fn, true
 		}
-		cut := end
-		for _, e := range f.ClosedEnds(fn) {
-			if e < below {
-				cut = e
-			}
-		}
-		return cut + 1, nil
 	}
-	return 0, fmt.Errorf("file code: no function on lines %d-%d", declStart, end)
+	return pysrc.Function{}, false
 }

@@ -124,33 +124,45 @@ func TestCutFile(t *testing.T) {
 	}
 }
 
-// TestCutFileBelowEndsWithAStatement: the code below stops after the last
-// statement the budget holds whole, never inside a call or a docstring.
-func TestCutFileBelowEndsWithAStatement(t *testing.T) {
+// TestCutFileAtStatements: the code above starts with a whole statement
+// and the code below ends with one, never inside a call or a docstring.
+func TestCutFileAtStatements(t *testing.T) {
 	src := "import os\n" + // 1: 2 words
-		"def target():\n    return SECRET\n" + // 2-3: the function
-		"X = f(1,\n      2)\n" + // 4-5: 3 + 1 words
-		"def after():\n" + // 6: 2
-		"    \"\"\"doc\n    more\"\"\"\n" + // 7-8: 1 + 1
-		"    return 1\n" // 9: 2
+		"def before():\n" + // 2: 2
+		"    \"\"\"doc\n    more\"\"\"\n" + // 3-4: 1 + 1
+		"    return 0\n" + // 5: 2
+		"def target():\n    return SECRET\n" + // 6-7: the function
+		"X = f(1,\n      2)\n" + // 8-9: 3 + 1
+		"def after():\n" + // 10: 2
+		"    \"\"\"doc\n    more\"\"\"\n" + // 11-12: 1 + 1
+		"    return 1\n" // 13: 2
+	// Lines are taken in turn: 5, 8, 4, 9, 3, 10, 2, 11, (above done) 12, 13.
 	for _, c := range []struct {
-		tokens int
-		below  string
-		to     int
+		tokens       int
+		above, below string
 	}{
-		{8, "X = f(1,\n      2)\n", 5}, // lines 4-7 fit; 7 opens a docstring
-		{5, "", 3},                     // line 4 fits alone: the call stays open
-		{12, "X = f(1,\n      2)\ndef after():\n    \"\"\"doc\n    more\"\"\"\n    return 1\n", 9}, // all of it
+		// 5, 8, 4, 9 fit: above 4-5 opens in a docstring, below 8-9 is whole.
+		{9, "import os\n...\n", "X = f(1,\n      2)\n"},
+		// 5, 8 fit: above 5 is no statement's start, below 8 opens a call.
+		{7, "import os\n...\n", ""},
+		// all above, below up to 12: def after is not whole.
+		{16, "import os\ndef before():\n    \"\"\"doc\n    more\"\"\"\n    return 0\n", "X = f(1,\n      2)\n"},
+		// everything.
+		{22, "import os\ndef before():\n    \"\"\"doc\n    more\"\"\"\n    return 0\n",
+			"X = f(1,\n      2)\ndef after():\n    \"\"\"doc\n    more\"\"\"\n    return 1\n"},
 	} {
-		code, err := CutFile([]byte(src), 2, 3, wordCounter{}, c.tokens, true)
+		code, err := CutFile([]byte(src), 6, 7, wordCounter{}, c.tokens, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if code.Below != c.below || code.BelowTo != c.to {
-			t.Errorf("budget %d: below %q to line %d, want %q to %d", c.tokens, code.Below, code.BelowTo, c.below, c.to)
+		if code.Above != c.above || code.Below != c.below {
+			t.Errorf("budget %d: above %q below %q, want %q and %q", c.tokens, code.Above, code.Below, c.above, c.below)
+		}
+		if strings.Contains(code.Above+code.Below, "SECRET") {
+			t.Errorf("budget %d: the function's own lines are shown", c.tokens)
 		}
 	}
-	if _, err := CutFile([]byte(src), 4, 5, wordCounter{}, 8, true); err == nil {
+	if _, err := CutFile([]byte(src), 8, 9, wordCounter{}, 8, true); err == nil {
 		t.Error("lines that are no function should fail")
 	}
 }
