@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,6 +20,10 @@ import (
 )
 
 var update = flag.Bool("update", false, "record the shipped configuration's output as the fixture")
+
+// borderlineP is how near the probe's threshold a p(critical) is taken to
+// be at it (TestShippedConfiguration).
+const borderlineP = 0.01
 
 // mainJob is what the README's main job does and prints, as the fixture
 // records it.
@@ -35,7 +42,8 @@ type mainJob struct {
 // it, from a folder outside the checkout: the default model, its shipped
 // probe (from the binary), the dense encoder and the default method on the
 // example repository, greedy. The probe must load, judge and trigger, and
-// the code and trace must equal the recorded fixture (go test -run
+// the code and trace must equal the recorded fixture, a critical token at
+// the probe's threshold counting either way (go test -run
 // TestShippedConfiguration -update records it anew). A corrupted probe
 // file, or the other model's, is refused.
 func TestShippedConfiguration(t *testing.T) {
@@ -79,12 +87,24 @@ func TestShippedConfiguration(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := mainJob{Method: g.Method(), Code: s.Code, Judged: s.Trace.Judged, Triggers: s.Trace.Triggers, Changes: s.Trace.ContextChanges}
+	// borderline are the tokens whose deciding member's p(critical) lies
+	// within borderlineP of the probe's threshold: the hidden state's last
+	// digits differ between CPUs (on one machine the first " return" scores
+	// 0.697 against 0.7, on another above it), so such a token may fall on
+	// either side; the comparison of critical tokens leaves them out.
+	borderline := map[string]bool{}
 	for _, a := range s.Trace.Attempts {
 		for _, ev := range a.Events {
 			if ev.Critical {
 				got.Critical = append(got.Critical, ev.Text)
 			}
+			if len(ev.P) > 0 && math.Abs(float64(slices.Min(ev.P))-p.Probe.Threshold) < borderlineP {
+				borderline[ev.Text] = true
+			}
 		}
+	}
+	if got.Triggers != len(got.Critical) {
+		t.Errorf("%d triggers for %d critical tokens", got.Triggers, len(got.Critical))
 	}
 	first := s.Trace.Attempts[0]
 	for _, b := range first.Context {
@@ -110,6 +130,16 @@ func TestShippedConfiguration(t *testing.T) {
 	if err := json.Unmarshal(b, &want); err != nil {
 		t.Fatal(err)
 	}
+	if *update && len(borderline) > 0 {
+		t.Logf("recorded with borderline tokens %v: they count on either side", slices.Sorted(maps.Keys(borderline)))
+	}
+	// Critical tokens at the threshold count on either side.
+	decided := func(j *mainJob) {
+		j.Critical = slices.DeleteFunc(j.Critical, func(text string) bool { return borderline[text] })
+		j.Triggers = len(j.Critical)
+	}
+	decided(&got)
+	decided(&want)
 	if !reflect.DeepEqual(got, want) {
 		gb, _ := json.MarshalIndent(got, "", "  ")
 		t.Errorf("the main job differs from its fixture %s:\n got %s\nwant %s", fixture, gb, b)
