@@ -1,0 +1,56 @@
+#!/bin/sh
+# The context experiment (actor experiment context) on the 68 RepoExec
+# development tasks, as cut for a 2-core machine, one step after another,
+# each resumable: run the script again after an interruption and every
+# step continues where it stopped (finished ones only render their reports
+# again).
+#   REPOS=DIR scripts/bench/context_experiments.sh
+# REPOS: the folder holding test-apps/ (codamosa's replication/test-apps,
+# as Table I used). Needs make build, the models pulled and the benchmark
+# environments made (actor bench setup).
+#
+# The steps, in the order they matter:
+#   1. n = 5, batched, Qwen2.5-Coder-0.5B, into Table I's folder, whose
+#      RawPrompt, RawRAG and RepoCoder runs are these configurations
+#      already: RawPrompt + the file's code, + the definitions in scope,
+#      and ACToR over both without and with name lookup.
+#   2. the rest of the n = 1 screen, in OUT-screen (OUT-context holds the
+#      first screen, whose file code was cut at lines, not statements):
+#      the reference RawPrompt + file, the model's repository format and
+#      fill in the middle over the full context, RepoCoder with it, ACToR
+#      in fill in the middle with name lookup. Left out: RawRAG
+#      and RepoCoder without context (Table I has them at n = 5), the
+#      format rows without the definitions in scope (the definitions
+#      helped in the authors' layout) and name lookup alone (--name-lookup
+#      only; add is the variant measured).
+#   3. Qwen2.5-Coder-1.5B on the first 20 tasks, n = 5, into its Table I
+#      folder (its RawPrompt run is there): the same four configurations.
+#   4. cost, n = 1 unbatched on the first 20 tasks, configurations in
+#      turns of 4 tasks: ms per token and seconds per sample of each
+#      context against RawRAG, in one run; then the default configuration
+#      (and the reference, RawPrompt + file) with the 1.5B model, for the
+#      choice of default model.
+set -eu
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-results/repoexec-dev-qwen2.5-coder-0.5b}
+OUT15=${OUT15:-results/repoexec-dev-qwen2.5-coder-1.5b}
+DATA=${DATA:-testdata/repoexec-dev}
+REPOS=${REPOS:?set REPOS to the folder holding test-apps/}
+ACTOR=${ACTOR:-bin/actor}
+THREADS=${THREADS:-2}
+CONTEXT=rawprompt-file,rawprompt-file-sym,actor-file-sym,actor-file-sym-lookup
+
+context() {
+	echo "=== context $* ($(date -u +%H:%M:%S))" >&2
+	"$ACTOR" experiment context --benchmark repoexec --data "$DATA" --repos "$REPOS" --threads "$THREADS" \
+		--bench-args "--workers 2" "$@"
+}
+
+context --model qwen2.5-coder-0.5b --out "$OUT" -n 5 --step 4 --run-args --batch-samples \
+	--only "rawprompt,rawrag,repocoder,$CONTEXT"
+context --model qwen2.5-coder-0.5b --out "$OUT-screen" -n 1 --step 68 \
+	--only rawprompt-file,rawprompt-repo-file-sym,rawprompt-fim-file-sym,repocoder-file-sym,repocoder-fim-file-sym,actor-fim-file-sym-lookup
+context --model qwen2.5-coder-1.5b --out "$OUT15" -n 5 --step 4 --limit 20 --run-args --batch-samples \
+	--only "rawprompt,$CONTEXT"
+context --model qwen2.5-coder-0.5b --out "$OUT-cost3" -n 1 --step 4 --limit 20 --only "rawrag,$CONTEXT"
+context --model qwen2.5-coder-1.5b --out "$OUT15-cost" -n 1 --step 4 --limit 20 --only rawprompt-file,actor-file-sym
