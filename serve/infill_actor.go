@@ -16,8 +16,9 @@ import (
 // critical token the repository's context is made again with the text
 // written so far (infill.Repository.Requery), and when its chunks differ
 // the prompt is laid out with them, prefilled after the tokens generated
-// before (the cache keeps what did not change) and the token drawn again;
-// the new context is kept.
+// before (the cache keeps what did not change, and with --cache-reuse
+// moves what only moved) and the token drawn again; the new context is
+// kept.
 type cursorACToR struct {
 	s      *Server
 	probe  *probe.Probe
@@ -37,6 +38,9 @@ type actorStats struct {
 	Changes     int     `json:"context_changes"`
 	RequeryMS   float64 `json:"requery_ms"`
 	ReprefillMS float64 `json:"reprefill_ms"`
+	// ReprefillTokens are the prompt tokens the re-prefills computed (the
+	// others were kept or moved from the cache).
+	ReprefillTokens int `json:"reprefill_tokens"`
 }
 
 // judge is the loop's generate.Judge.
@@ -68,11 +72,13 @@ func (a *cursorACToR) judge(n int, id int32, pred *engine.Prediction) (*engine.P
 		return nil, nil // the new context does not fit beside what was written
 	}
 	start = time.Now()
-	again, _, err := a.sess.PrefillReusing(append(slices.Clone(next.IDs), a.generated...), a.s.cfg.CacheReuse)
+	seq := append(slices.Clone(next.IDs), a.generated...)
+	again, reuse, err := a.sess.PrefillReusing(seq, a.s.cfg.CacheReuse)
 	if err != nil {
 		return nil, err
 	}
 	a.stats.ReprefillMS += ms(time.Since(start))
+	a.stats.ReprefillTokens += len(seq) - reuse.Cached()
 	a.stats.Changes++
 	a.chunks, a.prompt = more, next
 	return &again, nil

@@ -397,7 +397,7 @@ func TestCompletionsRepositoryContext(t *testing.T) {
 // (the answer counts them); here the text written brings other chunks at
 // least once, which re-prefills, and the prompt reported is the last one. Without a probe the field is refused.
 func TestInfillACToR(t *testing.T) {
-	s, ts := qwenServer(t, Config{})
+	s, ts := qwenServer(t, Config{CacheReuse: 32})
 	var req map[string]any
 	json.Unmarshal([]byte(editorRequest(t, "llama-vim-fim")), &req)
 	req["response_fields"], req["n_predict"], req["temperature"], req["t_max_predict_ms"] = nil, 12, 0, nil
@@ -422,6 +422,13 @@ func TestInfillACToR(t *testing.T) {
 	t.Logf("%d tokens %q: judged %d, triggers %d, changes %d, %v", n, ans["content"], judged, triggers, changes, st)
 	if judged == 0 || triggers != judged || judged > n || changes == 0 || changes > triggers {
 		t.Errorf("%d tokens: judged %d, triggers %d, changes %d", n, judged, triggers, changes)
+	}
+	// With --cache-reuse a change computes the new chunks and what follows
+	// the first of them only where it did not just move: far less than the
+	// prompt.
+	promptTokens := len(s.p.Tok.EncodeSpecial(ans["prompt"].(string), true))
+	if rt := int(st["reprefill_tokens"].(float64)); rt <= 0 || 4*rt > promptTokens {
+		t.Errorf("a context change computed %d of the prompt's %d tokens", rt, promptTokens)
 	}
 	if p := ans["prompt"].(string); !strings.HasPrefix(p, "<|repo_name|>inventory\n") || !strings.Contains(p, "<|fim_middle|>") {
 		t.Errorf("prompt %q", p)
