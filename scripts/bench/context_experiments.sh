@@ -7,7 +7,9 @@
 #   REPOS=DIR scripts/bench/context_experiments.sh
 # REPOS: the folder holding test-apps/ (codamosa's replication/test-apps,
 # as Table I used). Needs make build, the models pulled and the benchmark
-# environments made (actor bench setup).
+# environments made (actor bench setup). Every actor run starts from the
+# ACTOR file (default bin/actor): to rebuild while the script runs, point
+# ACTOR at a copy, or a run folder gets samples of two binaries.
 #
 # The steps, in the order they matter:
 #   1. n = 5, batched, Qwen2.5-Coder-0.5B, into Table I's folder, whose
