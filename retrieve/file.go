@@ -118,13 +118,11 @@ func CutFile(src []byte, declStart, end int, tc TokenCounter, tokens int, withBe
 		}
 		above = first - 1
 	}
-	cut := end
-	for _, e := range ends {
-		if e < below {
-			cut = e
-		}
+	last := end
+	if i, _ := slices.BinarySearch(ends, below); i > 0 {
+		last = ends[i-1]
 	}
-	below = cut + 1
+	below = last + 1
 	c := FileCode{HeadEnd: headEnd, AboveFrom: above + 1, BelowTo: below - 1, DeclStart: declStart, End: end}
 	var b strings.Builder
 	b.WriteString(strings.Join(lines[:headEnd], ""))
