@@ -33,10 +33,12 @@ type request struct {
 	CacheN  int     `json:"cache_n"`
 	PromptN int     `json:"prompt_n"`
 	Content string  `json:"content"`
-	// Triggers and Changes are ACToR's critical tokens and context
-	// changes (-actor).
-	Triggers int `json:"triggers,omitempty"`
-	Changes  int `json:"context_changes,omitempty"`
+	// Triggers, Changes and Reprefill are ACToR's critical tokens,
+	// context changes and the prompt tokens its re-prefills computed
+	// (-actor).
+	Triggers  int `json:"triggers,omitempty"`
+	Changes   int `json:"context_changes,omitempty"`
+	Reprefill int `json:"reprefill_tokens,omitempty"`
 }
 
 func main() {
@@ -87,7 +89,7 @@ func replay(file, url string, functions int, out string, ask asker) error {
 		log = f
 	}
 	var secs []float64
-	n, triggers, changes := 0, 0, 0
+	n, triggers, changes, reprefill := 0, 0, 0, 0
 	for _, d := range codesrc.Definitions(file, src) {
 		body := d.End - d.Start
 		if d.Kind != "function" && d.Kind != "method" || body < 2 || body > 12 || functions == 0 {
@@ -107,7 +109,7 @@ func replay(file, url string, functions int, out string, ask asker) error {
 				n++
 				r.N, r.Line, r.Typed = n, ln, line[:cut]
 				secs = append(secs, r.Seconds)
-				triggers, changes = triggers+r.Triggers, changes+r.Changes
+				triggers, changes, reprefill = triggers+r.Triggers, changes+r.Changes, reprefill+r.Reprefill
 				b, _ := json.Marshal(r)
 				fmt.Fprintf(log, "%s\n", b)
 				fmt.Printf("%3d  line %3d  %6.2f s  cached %4d  computed %4d  %q\n", n, ln, r.Seconds, r.CacheN, r.PromptN, r.Typed)
@@ -119,8 +121,8 @@ func replay(file, url string, functions int, out string, ask asker) error {
 	}
 	warm := slices.Clone(secs[1:])
 	slices.Sort(warm)
-	fmt.Printf("requests %d; cold %.2f s; warm p50 %.2f s, p95 %.2f s; ACToR triggers %d, context changes %d\n",
-		len(secs), secs[0], quantile(warm, 0.5), quantile(warm, 0.95), triggers, changes)
+	fmt.Printf("requests %d; cold %.2f s; warm p50 %.2f s, p95 %.2f s; ACToR triggers %d, context changes %d, re-prefilled tokens %d\n",
+		len(secs), secs[0], quantile(warm, 0.5), quantile(warm, 0.95), triggers, changes, reprefill)
 	return nil
 }
 
@@ -161,7 +163,7 @@ func askInfill(url, prefix, middle, suffix string, indent int, actor bool) (requ
 		return request{}, err
 	}
 	return request{Seconds: ans.Seconds, CacheN: ans.Timings.CacheN, PromptN: ans.Timings.PromptN, Content: ans.Content,
-		Triggers: ans.Actor.Triggers, Changes: ans.Actor.Changes}, nil
+		Triggers: ans.Actor.Triggers, Changes: ans.Actor.Changes, Reprefill: ans.Actor.Reprefill}, nil
 }
 
 // askCompletion sends one fill-in-the-middle request to /v1/completions,

@@ -23,8 +23,9 @@ type Answer struct {
 	} `json:"timings"`
 	// Actor is this server's account of ACToR at the cursor ("actor").
 	Actor struct {
-		Triggers int `json:"triggers"`
-		Changes  int `json:"context_changes"`
+		Triggers  int `json:"triggers"`
+		Changes   int `json:"context_changes"`
+		Reprefill int `json:"reprefill_tokens"`
 	} `json:"actor"`
 	Seconds float64 `json:"-"`
 }
