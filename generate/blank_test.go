@@ -62,7 +62,7 @@ func TestBlankGuard(t *testing.T) {
 	}
 	for _, c := range cases {
 		orig := append([]float32(nil), c.l...)
-		if got := d.sample(greedy, c.l, []byte(c.text), c.guard); got != c.want {
+		if got := d.sample(greedy, c.l, []byte(c.text), bodyGuard{blank: c.guard, lineStart: true}); got != c.want {
 			t.Errorf("%s: drew %q (%d), want %q (%d)", c.name, tok.Piece(got), got, tok.Piece(c.want), c.want)
 		}
 		for i := range orig {
@@ -77,7 +77,80 @@ func TestBlankGuard(t *testing.T) {
 		all[i] = float32(math.Inf(-1))
 	}
 	all[eog] = 0
-	if got := d.sample(greedy, all, nil, true); got != eog {
+	if got := d.sample(greedy, all, nil, bodyGuard{blank: true}); got != eog {
 		t.Errorf("only an end token possible: drew %d, want %d", got, eog)
+	}
+}
+
+// TestIndentGuard checks, with logits made by hand, that while the body is
+// blank the indent guard rules out a token that starts the body left of
+// its column (the model's " def" one column in, a line at column 0) and
+// keeps one at the column or deeper; once the body has text, or with no
+// column, the draw is untouched. The tiny vocabulary has single-byte
+// tokens, so the texts before the draw carry the indentation.
+func TestIndentGuard(t *testing.T) {
+	m, tok := loadTiny(t)
+	d := newDecoder(t, m, tok)
+	id := func(s string) int32 {
+		ids := tok.Encode(s, false)
+		if len(ids) != 1 {
+			t.Fatalf("%q is %d tokens in the tiny vocabulary, want 1", s, len(ids))
+		}
+		return ids[0]
+	}
+	sp, r, x := id(" "), id("r"), id("x")
+	logits := func(ranked ...int32) []float32 {
+		l := make([]float32, m.Config.Vocab)
+		for i := range l {
+			l[i] = -100
+		}
+		for k, t := range ranked {
+			l[t] = float32(10 - k)
+		}
+		return l
+	}
+	greedy := engine.NewSampler(engine.SamplerConfig{})
+	cases := []struct {
+		name string
+		text string
+		g    bodyGuard
+		l    []float32
+		want int32
+	}{
+		{"one column in, body at 4", "\n ", bodyGuard{minColumn: 4}, logits(r, sp), sp},
+		{"at the column", "\n    ", bodyGuard{minColumn: 4}, logits(r, sp), r},
+		{"deeper", "\n      ", bodyGuard{minColumn: 4}, logits(r, sp), r},
+		{"column 0 after a blank line", "\n\n", bodyGuard{minColumn: 4}, logits(r, sp), sp},
+		{"text that starts the line itself", "  ", bodyGuard{minColumn: 4, lineStart: true}, logits(x, sp), sp},
+		{"on the prompt's last line", "", bodyGuard{minColumn: 4}, logits(x, sp), x},
+		{"no column", "\n ", bodyGuard{blank: true}, logits(r, sp), r},
+		{"body has text", "\n    y\n", bodyGuard{minColumn: 4}, logits(r, sp), r},
+	}
+	for _, c := range cases {
+		if got := d.sample(greedy, c.l, []byte(c.text), c.g); got != c.want {
+			t.Errorf("%s: drew %q, want %q", c.name, tok.Piece(got), tok.Piece(c.want))
+		}
+	}
+}
+
+// TestBodyColumn checks the body's column on prompts worked by hand: the
+// docstring's, with a prefix or a signature over two lines; one right of
+// the def without a docstring; the last def of a prompt with blocks above.
+func TestBodyColumn(t *testing.T) {
+	cases := []struct {
+		prompt string
+		want   int
+	}{
+		{"def f(x):\n    \"\"\"Doc.\"\"\"\n", 4},
+		{"class A:\n    def m(self,\n          y):\n        r\"\"\"Doc.\n\n        More.\n        \"\"\"\n", 8},
+		{"async def g():\n  '''x'''\n", 2},
+		{"    def h(self):\n", 5},
+		{"# file path: a.py\n# def other():\ndef k():\n    \"\"\"k.\"\"\"\n", 4},
+		{"x = 1\n", 0},
+	}
+	for _, c := range cases {
+		if got := bodyColumn(c.prompt); got != c.want {
+			t.Errorf("bodyColumn(%q) = %d, want %d", c.prompt, got, c.want)
+		}
 	}
 }

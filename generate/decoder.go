@@ -243,6 +243,10 @@ func (d *Decoder) run(a *Attempt, p retrieve.Prompt, smp *engine.Sampler, cfg Co
 		return string(text)
 	}
 	maxNew := cfg.MaxNewTokens
+	g := bodyGuard{blank: cfg.BlankGuard, lineStart: !healed}
+	if cfg.IndentGuard && strings.HasSuffix(prompt, "\n") {
+		g.minColumn = bodyColumn(prompt)
+	}
 	ids, spans := d.encode(p, healed)
 	if len(ids) == 0 {
 		return "", errors.New("generate: the prompt is empty")
@@ -266,7 +270,7 @@ func (d *Decoder) run(a *Attempt, p retrieve.Prompt, smp *engine.Sampler, cfg Co
 	for {
 		evStart := time.Now()
 		ev := TokenEvent{}
-		t := d.sample(smp, pred.Logits, text, cfg.BlankGuard)
+		t := d.sample(smp, pred.Logits, text, g)
 		if j != nil {
 			next, err := j.check(len(gen), t, body(text), &pred, &ev)
 			if err != nil {
@@ -286,7 +290,7 @@ func (d *Decoder) run(a *Attempt, p retrieve.Prompt, smp *engine.Sampler, cfg Co
 				if ev.Reuse, err = d.checkReuse(seq, pred); err != nil {
 					return d.stopOnFull(a, body(text), err, ev)
 				}
-				t = d.sample(smp, pred.Logits, text, cfg.BlankGuard)
+				t = d.sample(smp, pred.Logits, text, g)
 			}
 		}
 		ev.ID, ev.Text = t, d.tok.Piece(t)
@@ -363,19 +367,31 @@ func (d *Decoder) encodeText(p retrieve.Prompt, text string, addSpecial bool) []
 // model's first draw stands (its blank body is then what Retries redraw).
 const maxBlankRedraws = 64
 
-// sample draws the next token after text (the generated text so far). With
-// guard, while the body is blank, a token that would end the attempt with a
-// blank body is ruled out (its logit set to −∞ in a copy) and the position
-// drawn again, which samples from the rest of the distribution.
-func (d *Decoder) sample(smp *engine.Sampler, logits []float32, text []byte, guard bool) int32 {
+// bodyGuard is what a token drawn while the body is blank may not do:
+// end the attempt there (blank, Config.BlankGuard), or put the body's
+// first character at a column below minColumn (Config.IndentGuard; 0:
+// any column). lineStart says that the generated text starts a line (the
+// prompt ended with its newline); otherwise the body's first line begins
+// at the text's first newline.
+type bodyGuard struct {
+	blank     bool
+	minColumn int
+	lineStart bool
+}
+
+// sample draws the next token after text (the generated text so far).
+// While the body is blank, a token that g rules out is set to −∞ in a copy
+// of the logits and the position drawn again, which samples from the rest
+// of the distribution.
+func (d *Decoder) sample(smp *engine.Sampler, logits []float32, text []byte, g bodyGuard) int32 {
 	first := smp.Sample(logits)
-	if !guard || !blank(text) {
+	if !g.blank && g.minColumn == 0 || !blank(text) {
 		return first
 	}
 	var masked []float32
 	t := first
 	for range maxBlankRedraws {
-		if !d.endsBlank(t, text) {
+		if !d.ruledOut(t, text, g) {
 			return t
 		}
 		if masked == nil {
@@ -393,17 +409,62 @@ func (d *Decoder) sample(smp *engine.Sampler, logits []float32, text []byte, gua
 // without a healed newline).
 func blank(text []byte) bool { return len(bytes.TrimSpace(text)) == 0 }
 
-// endsBlank reports whether token t, appended to the blank text, ends the
-// attempt with a blank body: an end-of-generation token, or a line back at
-// column 0 (the stop rule) with nothing but white space before it.
-func (d *Decoder) endsBlank(t int32, text []byte) bool {
+// ruledOut reports whether g rules out token t after the blank text: an
+// end-of-generation token or a line back at column 0 (the stop rule) with
+// nothing but white space before it, when g guards blank bodies; a first
+// character of the body at a column below g.minColumn.
+func (d *Decoder) ruledOut(t int32, text []byte, g bodyGuard) bool {
 	if d.tok.EOG(t) {
-		return true
+		return g.blank
 	}
 	next := append(slices.Clip(text), d.tok.Piece(t)...)
-	cut := stopAt(next, 0)
-	return cut >= 0 && blank(next[:cut])
+	if cut := stopAt(next, 0); g.blank && cut >= 0 && blank(next[:cut]) {
+		return true
+	}
+	return g.minColumn > 0 && firstColumn(next, g.lineStart) < g.minColumn
 }
+
+// firstColumn is the column (in bytes) of text's first character that is
+// not white space, counted from the newline before it, or from the start
+// of text when lineStart; a large number when there is none or when it
+// lies on the line the text continues.
+func firstColumn(text []byte, lineStart bool) int {
+	k := bytes.IndexFunc(text, func(r rune) bool { return !pySpace(r) })
+	nl := bytes.LastIndexByte(text[:max(k, 0)], '\n')
+	switch {
+	case k < 0 || nl < 0 && !lineStart:
+		return math.MaxInt
+	case nl < 0:
+		return k
+	}
+	return k - nl - 1
+}
+
+// bodyColumn is the column at which the body of prompt's target starts:
+// that of its docstring's first line, or one right of its "def" line
+// when it has no docstring; 0 when the prompt has no "def" line.
+func bodyColumn(prompt string) int {
+	lines := strings.Split(prompt, "\n")
+	def := -1
+	for i := len(lines) - 1; i >= 0 && def < 0; i-- {
+		if t := strings.TrimLeft(lines[i], " \t"); strings.HasPrefix(t, "def ") || strings.HasPrefix(t, "async def ") {
+			def = i
+		}
+	}
+	if def < 0 {
+		return 0
+	}
+	for _, l := range lines[def+1:] {
+		t := strings.TrimLeft(strings.TrimLeft(l, " \t"), "rRuU")
+		if strings.HasPrefix(t, `"""`) || strings.HasPrefix(t, `'''`) {
+			return indentation(l)
+		}
+	}
+	return indentation(lines[def]) + 1
+}
+
+// indentation is the width of line's leading blanks.
+func indentation(line string) int { return len(line) - len(strings.TrimLeft(line, " \t")) }
 
 // stopOnFull ends an attempt whose context is full, keeping the body so
 // far; other errors are returned.

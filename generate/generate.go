@@ -85,6 +85,14 @@ type Config struct {
 	// close the target at once and start the blocks' "# file path:"
 	// pattern, which the authors' regenerations (Retries) only redraw.
 	BlankGuard bool
+	// IndentGuard keeps the body's first line at the body's column: while
+	// the body is blank, a token that would put its first character left
+	// of the target's docstring (or, without one, at or left of its "def")
+	// is ruled out and the token drawn again. Under the blank guard a model that wants to close the
+	// function at once writes the next definition one column in (" def"),
+	// which passes the stop rule and returns None. Only for prompts that
+	// end with the target's docstring line (not fill in the middle).
+	IndentGuard bool
 }
 
 // DefaultConfig is the paper's setting: temperature 0.6, 512 new tokens,

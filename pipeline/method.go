@@ -43,6 +43,8 @@ type Method struct {
 	// NoHeal and AllowBlank switch off generate.Config.HealNewline and
 	// generate.Config.BlankGuard.
 	NoHeal, AllowBlank bool
+	// IndentGuard switches on generate.Config.IndentGuard.
+	IndentGuard bool `json:",omitempty"`
 	// KVCaches are the KV caches kept for returns to earlier prompts.
 	KVCaches int
 	// Exact runs ACToR as the paper does: the best block first, every
@@ -129,11 +131,10 @@ func (m Method) Resolved() Method {
 }
 
 // DefaultContext is what ACToR without --exact shows besides its blocks:
-// the context with which RawPrompt scored best on the dev tasks (the
-// context experiment, results/repoexec-dev-qwen2.5-coder-0.5b-context): the
-// target file's own code and the definitions in scope, in the authors'
-// layout (with the file's code, fill in the middle scored lower for
-// Qwen2.5-Coder-0.5B).
+// the target file's own code and the definitions in scope, in the
+// authors' layout. On the dev tasks (results/repoexec-dev-qwen2.5-coder-0.5b/context,
+// n = 5) the file's code is what lifts every method; ACToR with both
+// scores within noise of the best configuration (docs/RESULTS.md).
 var DefaultContext = Method{InFile: true, Symbols: true}
 
 // over returns m with c's context switches where m leaves them unset.
@@ -244,6 +245,6 @@ func (m *Method) usesEncoder() bool {
 // apply sets the generation switches the method carries on cfg.
 func (m *Method) apply(cfg generate.Config) generate.Config {
 	cfg.Retries, cfg.Budget = m.Retries, retrieve.Budget{MaxTokens: m.Budget, MaxBlocks: m.MaxBlocks}
-	cfg.HealNewline, cfg.BlankGuard = !m.NoHeal, !m.AllowBlank
+	cfg.HealNewline, cfg.BlankGuard, cfg.IndentGuard = !m.NoHeal, !m.AllowBlank, m.IndentGuard
 	return cfg
 }
