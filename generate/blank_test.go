@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"actor/engine"
+	"actor/tokenizer"
 )
 
 // TestBlankGuard checks, with logits made by hand over the tiny model's
@@ -15,13 +16,7 @@ import (
 func TestBlankGuard(t *testing.T) {
 	m, tok := loadTiny(t)
 	d := newDecoder(t, m, tok)
-	id := func(s string) int32 {
-		ids := tok.Encode(s, false)
-		if len(ids) != 1 {
-			t.Fatalf("%q is %d tokens in the tiny vocabulary, want 1", s, len(ids))
-		}
-		return ids[0]
-	}
+	id := func(s string) int32 { return oneToken(t, tok, s) }
 	var eog int32 = -1
 	for i := range int32(m.Config.Vocab) {
 		if tok.EOG(i) {
@@ -33,17 +28,7 @@ func TestBlankGuard(t *testing.T) {
 		t.Fatal("the tiny vocabulary has no end-of-generation token")
 	}
 	nl, hash, space, x := id("\n"), id("#"), id(" "), id("x")
-	// ranked: the most likely first
-	logits := func(ranked ...int32) []float32 {
-		l := make([]float32, m.Config.Vocab)
-		for i := range l {
-			l[i] = -100
-		}
-		for r, t := range ranked {
-			l[t] = float32(10 - r)
-		}
-		return l
-	}
+	logits := func(ranked ...int32) []float32 { return rankedLogits(m.Config.Vocab, ranked...) }
 	greedy := engine.NewSampler(engine.SamplerConfig{})
 	cases := []struct {
 		name  string
@@ -91,24 +76,9 @@ func TestBlankGuard(t *testing.T) {
 func TestIndentGuard(t *testing.T) {
 	m, tok := loadTiny(t)
 	d := newDecoder(t, m, tok)
-	id := func(s string) int32 {
-		ids := tok.Encode(s, false)
-		if len(ids) != 1 {
-			t.Fatalf("%q is %d tokens in the tiny vocabulary, want 1", s, len(ids))
-		}
-		return ids[0]
-	}
+	id := func(s string) int32 { return oneToken(t, tok, s) }
 	sp, r, x := id(" "), id("r"), id("x")
-	logits := func(ranked ...int32) []float32 {
-		l := make([]float32, m.Config.Vocab)
-		for i := range l {
-			l[i] = -100
-		}
-		for k, t := range ranked {
-			l[t] = float32(10 - k)
-		}
-		return l
-	}
+	logits := func(ranked ...int32) []float32 { return rankedLogits(m.Config.Vocab, ranked...) }
 	greedy := engine.NewSampler(engine.SamplerConfig{})
 	cases := []struct {
 		name string
@@ -153,4 +123,28 @@ func TestBodyColumn(t *testing.T) {
 			t.Errorf("bodyColumn(%q) = %d, want %d", c.prompt, got, c.want)
 		}
 	}
+}
+
+// oneToken is s's one token in tok's vocabulary (the test fails when s
+// is more than one).
+func oneToken(t *testing.T, tok *tokenizer.Tokenizer, s string) int32 {
+	t.Helper()
+	ids := tok.Encode(s, false)
+	if len(ids) != 1 {
+		t.Fatalf("%q is %d tokens in the tiny vocabulary, want 1", s, len(ids))
+	}
+	return ids[0]
+}
+
+// rankedLogits are logits over a vocabulary of n tokens that rank the
+// given tokens first to last, the rest far below.
+func rankedLogits(n int, ranked ...int32) []float32 {
+	l := make([]float32, n)
+	for i := range l {
+		l[i] = -100
+	}
+	for k, t := range ranked {
+		l[t] = float32(10 - k)
+	}
+	return l
 }
