@@ -88,10 +88,11 @@ type Config struct {
 	// IndentGuard keeps the body's first line at the body's column: while
 	// the body is blank, a token that would put its first character left
 	// of the target's docstring (or, without one, at or left of its "def")
-	// is ruled out and the token drawn again. Under the blank guard a model that wants to close the
-	// function at once writes the next definition one column in (" def"),
-	// which passes the stop rule and returns None. Only for prompts that
-	// end with the target's docstring line (not fill in the middle).
+	// is ruled out and the token drawn again. Under the blank guard a
+	// model that wants to close the function at once writes the next
+	// definition one column in (" def"), which passes the stop rule and
+	// returns None. Only for prompts that end with a newline (not fill in
+	// the middle).
 	IndentGuard bool
 }
 
