@@ -251,7 +251,7 @@ func TestHealNewlineLeavesTheNewlineToTheModel(t *testing.T) {
 		for _, e := range a.Events {
 			text = append(text, e.Text...)
 		}
-		if cut := stopAt(text, 0); cut >= 0 {
+		if cut := stopAt(text, 0, !heal); cut >= 0 {
 			text = text[:cut]
 		}
 		want := string(text)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"actor/engine"
+	"actor/retrieve"
 	"actor/tokenizer"
 )
 
@@ -36,18 +37,22 @@ func TestBlankGuard(t *testing.T) {
 		l     []float32
 		guard bool
 		want  int32
+		// lineStart: the text starts a line (a FIM prefix ends with its
+		// newline); otherwise it continues the prompt's last line.
+		lineStart bool
 	}{
-		{"end of generation first, blank body", "", logits(eog, x), true, x},
-		{"column 0 after a blank line", "\n", logits(hash, nl, x), true, nl},
-		{"column 0 after blank lines, then space", "\n\n", logits(hash, eog, space), true, space},
-		{"a newline alone does not end the body", "", logits(nl, x), true, nl},
-		{"guard off", "\n", logits(hash, x), false, hash},
-		{"body has text", "\n    y = 1\n", logits(hash, x), true, hash},
-		{"body has text, end of generation", "\n    y", logits(eog, x), true, eog},
+		{"end of generation first, blank body", "", logits(eog, x), true, x, false},
+		{"column 0 at a line start", "", logits(x, space), true, space, true},
+		{"column 0 after a blank line", "\n", logits(hash, nl, x), true, nl, false},
+		{"column 0 after blank lines, then space", "\n\n", logits(hash, eog, space), true, space, false},
+		{"a newline alone does not end the body", "", logits(nl, x), true, nl, false},
+		{"guard off", "\n", logits(hash, x), false, hash, false},
+		{"body has text", "\n    y = 1\n", logits(hash, x), true, hash, false},
+		{"body has text, end of generation", "\n    y", logits(eog, x), true, eog, false},
 	}
 	for _, c := range cases {
 		orig := append([]float32(nil), c.l...)
-		if got := d.sample(greedy, c.l, []byte(c.text), bodyGuard{blank: c.guard, lineStart: true}); got != c.want {
+		if got := d.sample(greedy, c.l, []byte(c.text), bodyGuard{blank: c.guard, lineStart: c.lineStart}); got != c.want {
 			t.Errorf("%s: drew %q (%d), want %q (%d)", c.name, tok.Piece(got), got, tok.Piece(c.want), c.want)
 		}
 		for i := range orig {
@@ -100,6 +105,42 @@ func TestIndentGuard(t *testing.T) {
 		if got := d.sample(greedy, c.l, []byte(c.text), c.g); got != c.want {
 			t.Errorf("%s: drew %q, want %q", c.name, tok.Piece(got), tok.Piece(c.want))
 		}
+	}
+}
+
+// TestGuardFor checks where an attempt's text starts, worked by hand: a
+// FIM prompt's text starts the line after its prefix (so the next
+// definition at column 0 is a return to it) at the prefix's docstring
+// column; a healed prompt's text continues the docstring's line; a prompt
+// that ends inside a line is not at a line start.
+func TestGuardFor(t *testing.T) {
+	const target = "def f(x):\n    \"\"\"Doc.\"\"\"\n"
+	fim := retrieve.Prompt{Special: true,
+		Text: "<|file_sep|>t.py\n<|fim_prefix|>" + target + "<|fim_suffix|>\ndef g():\n  \"\"\"g.\"\"\"\n<|fim_middle|>"}
+	cfg := Config{BlankGuard: true, IndentGuard: true}
+	cases := []struct {
+		name   string
+		p      retrieve.Prompt
+		healed bool
+		want   bodyGuard
+	}{
+		{"FIM", fim, false, bodyGuard{blank: true, minColumn: 4, lineStart: true}},
+		{"healed", retrieve.Prompt{Text: target}, true, bodyGuard{blank: true, minColumn: 4}},
+		{"not healed", retrieve.Prompt{Text: target}, false, bodyGuard{blank: true, minColumn: 4, lineStart: true}},
+		{"inside a line", retrieve.Prompt{Text: "x = f("}, false, bodyGuard{blank: true}},
+		{"FIM tokens as plain text", retrieve.Prompt{Text: fim.Text}, false, bodyGuard{blank: true}},
+	}
+	for _, c := range cases {
+		if got := guardFor(c.p, c.healed, cfg); got != c.want {
+			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
+		}
+	}
+	// In the FIM prompt, a first token at column 0 is ruled out: it would
+	// end the body blank.
+	m, tok := loadTiny(t)
+	d := newDecoder(t, m, tok)
+	if x := oneToken(t, tok, "x"); !d.ruledOut(x, nil, guardFor(fim, false, cfg)) {
+		t.Error("FIM: \"x\" at column 0 is allowed as the body's first token")
 	}
 }
 

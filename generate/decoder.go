@@ -243,10 +243,7 @@ func (d *Decoder) run(a *Attempt, p retrieve.Prompt, smp *engine.Sampler, cfg Co
 		return string(text)
 	}
 	maxNew := cfg.MaxNewTokens
-	g := bodyGuard{blank: cfg.BlankGuard, lineStart: !healed}
-	if cfg.IndentGuard && strings.HasSuffix(prompt, "\n") {
-		g.minColumn = bodyColumn(prompt)
-	}
+	g := guardFor(p, healed, cfg)
 	ids, spans := d.encode(p, healed)
 	if len(ids) == 0 {
 		return "", errors.New("generate: the prompt is empty")
@@ -301,7 +298,7 @@ func (d *Decoder) run(a *Attempt, p retrieve.Prompt, smp *engine.Sampler, cfg Co
 		}
 		gen = append(gen, t)
 		text = append(text, ev.Text...)
-		if cut := stopAt(text, from); cut >= 0 {
+		if cut := stopAt(text, from, g.lineStart); cut >= 0 {
 			ev.Ms = msSince(evStart)
 			a.Stop = "rule"
 			return body(text[:cut]), d.record(a, ev)
@@ -371,12 +368,25 @@ const maxBlankRedraws = 64
 // end the attempt there (blank, Config.BlankGuard), or put the body's
 // first character at a column below minColumn (Config.IndentGuard; 0:
 // any column). lineStart says that the generated text starts a line (the
-// prompt ended with its newline); otherwise the body's first line begins
-// at the text's first newline.
+// code it follows ended with a newline the model is not left to write);
+// otherwise the body's first line begins at the text's first newline.
 type bodyGuard struct {
 	blank     bool
 	minColumn int
 	lineStart bool
+}
+
+// guardFor is the body guard of an attempt on prompt p. The model's text
+// follows p's lead (the prompt, or a FIM prompt's code before the middle);
+// it starts a line when the lead ends with a newline that the model is
+// not left to write (healed).
+func guardFor(p retrieve.Prompt, healed bool, cfg Config) bodyGuard {
+	lead := p.Lead()
+	g := bodyGuard{blank: cfg.BlankGuard, lineStart: !healed && strings.HasSuffix(lead, "\n")}
+	if cfg.IndentGuard && strings.HasSuffix(lead, "\n") {
+		g.minColumn = bodyColumn(lead)
+	}
+	return g
 }
 
 // sample draws the next token after text (the generated text so far).
@@ -418,7 +428,7 @@ func (d *Decoder) ruledOut(t int32, text []byte, g bodyGuard) bool {
 		return g.blank
 	}
 	next := append(slices.Clip(text), d.tok.Piece(t)...)
-	if cut := stopAt(next, 0); g.blank && cut >= 0 && blank(next[:cut]) {
+	if cut := stopAt(next, 0, g.lineStart); g.blank && cut >= 0 && blank(next[:cut]) {
 		return true
 	}
 	return g.minColumn > 0 && firstColumn(next, g.lineStart) < g.minColumn

@@ -91,8 +91,8 @@ type Config struct {
 	// is ruled out and the token drawn again. Under the blank guard a
 	// model that wants to close the function at once writes the next
 	// definition one column in (" def"), which passes the stop rule and
-	// returns None. Only for prompts that end with a newline (not fill in
-	// the middle).
+	// returns None. For prompts whose code before the body ends with a
+	// newline: the prompt, or a fill-in-the-middle prompt's prefix.
 	IndentGuard bool
 }
 

@@ -13,8 +13,19 @@ const utf8Max = utf8.UTFMax
 // stopAt applies the benchmarks' stop rule, the regular expression
 // "\n[^\s]" (a line that returns to column 0), to text from byte from on:
 // it returns the index of the newline to cut at, or -1. A newline followed
-// by an incomplete rune is left undecided until more text arrives.
-func stopAt(text []byte, from int) int {
+// by an incomplete rune is left undecided until more text arrives. When
+// lineStart, text begins a line of its own (the code it follows ends with
+// a newline, as a fill-in-the-middle prefix does): a first character at
+// column 0 returns to it too, and the cut is at 0.
+func stopAt(text []byte, from int, lineStart bool) int {
+	if lineStart && from == 0 && len(text) > 0 {
+		if !utf8.FullRune(text) {
+			return -1
+		}
+		if r, _ := utf8.DecodeRune(text); !pySpace(r) {
+			return 0
+		}
+	}
 	for i := from; i < len(text)-1; i++ {
 		if text[i] != '\n' {
 			continue

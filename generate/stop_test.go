@@ -26,15 +26,42 @@ func TestStopAt(t *testing.T) {
 		{"", -1},
 	}
 	for _, c := range cases {
-		if got := stopAt([]byte(c.text), 0); got != c.want {
+		if got := stopAt([]byte(c.text), 0, false); got != c.want {
 			t.Errorf("stopAt(%q) = %d, want %d", c.text, got, c.want)
+		}
+	}
+	// Text that starts a line of its own (after a FIM prefix ending with
+	// its newline): a first character at column 0 is a return to it.
+	for _, c := range []struct {
+		text string
+		want int
+	}{
+		{"def g():\n", 0},      // the next definition at once: cut at 0
+		{"x", 0},               // decided by the first rune alone
+		{"    return x\n", -1}, // indented: the body goes on
+		{"\n\ndef g():", 1},    // blank lines, then column 0
+		{"\xe3\x80", -1},       // first rune incomplete: undecided
+		{"\u3000b\nc", 4},      // ideographic space is \s
+		{"", -1},
+	} {
+		if got := stopAt([]byte(c.text), 0, true); got != c.want {
+			t.Errorf("stopAt(%q) at a line start = %d, want %d", c.text, got, c.want)
 		}
 	}
 }
 
 // refStopAt is the rule applied to the whole string: the first "\n"
-// followed by a complete rune that is not Python white space.
-func refStopAt(s string) int {
+// followed by a complete rune that is not Python white space; at a line
+// start, a first complete rune that is not white space too.
+func refStopAt(s string, lineStart bool) int {
+	if lineStart && s != "" {
+		if !utf8.FullRuneInString(s) {
+			return -1
+		}
+		if r, _ := utf8.DecodeRuneInString(s); !pySpace(r) {
+			return 0
+		}
+	}
 	for i := 0; i < len(s); i++ {
 		if s[i] == '\n' && i+1 < len(s) && utf8.FullRuneInString(s[i+1:]) {
 			if r, _ := utf8.DecodeRuneInString(s[i+1:]); !pySpace(r) {
@@ -52,20 +79,21 @@ func refStopAt(s string) int {
 // last utf8Max bytes) and checks the cut against the whole-string rule.
 func FuzzStopAt(f *testing.F) {
 	for _, s := range []string{"    return x\ndef", "  a\n\u3000b\nc", "a\n\xe3\x80\x80b\nq", "\n\n\n", "x"} {
-		f.Add(s, uint8(3))
+		f.Add(s, uint8(3), false)
+		f.Add(s, uint8(1), true)
 	}
-	f.Fuzz(func(t *testing.T, s string, piece uint8) {
+	f.Fuzz(func(t *testing.T, s string, piece uint8, lineStart bool) {
 		n := int(piece%7) + 1
 		var text []byte
 		from, got := 0, -1
 		for i := 0; i < len(s) && got < 0; i += n {
 			text = append(text, s[i:min(i+n, len(s))]...)
-			got = stopAt(text, from)
+			got = stopAt(text, from, lineStart)
 			from = max(0, len(text)-utf8Max)
 		}
-		want := refStopAt(string(text))
+		want := refStopAt(string(text), lineStart)
 		if got != want {
-			t.Fatalf("%q in pieces of %d: cut at %d, whole-string rule %d", s, n, got, want)
+			t.Fatalf("%q in pieces of %d (line start %v): cut at %d, whole-string rule %d", s, n, lineStart, got, want)
 		}
 	})
 }

@@ -58,6 +58,14 @@ func TestFrameFormats(t *testing.T) {
 		if f != FormatFIM && strings.Contains(p.Text, "after") {
 			t.Errorf("%s shows the code below the function", f)
 		}
+		// The model's text follows FIM's prefix, otherwise the whole prompt.
+		lead := p.Text
+		if f == FormatFIM {
+			lead = "import os\n\n" + target
+		}
+		if p.Lead() != lead || !strings.HasSuffix(p.Lead(), target) {
+			t.Errorf("%s: lead %q, want %q", f, p.Lead(), lead)
+		}
 	}
 }
 

@@ -40,6 +40,22 @@ type Prompt struct {
 	Special bool
 }
 
+// Lead is the code the model's output directly follows: a
+// fill-in-the-middle prompt's prefix (between "<|fim_prefix|>" and
+// "<|fim_suffix|>"), otherwise the whole text. Where the output starts (at
+// a line's start, below which signature) is read from it.
+func (p Prompt) Lead() string {
+	if !p.Special || !strings.HasSuffix(p.Text, FIMMiddleToken) {
+		return p.Text
+	}
+	suffix := strings.LastIndex(p.Text, FIMSuffixToken)
+	prefix := strings.LastIndex(p.Text[:max(suffix, 0)], FIMPrefixToken)
+	if suffix < 0 || prefix < 0 {
+		return p.Text
+	}
+	return p.Text[prefix+len(FIMPrefixToken) : suffix]
+}
+
 // Span is a byte range [Start, End) of a prompt's text.
 type Span struct{ Start, End int }
 
