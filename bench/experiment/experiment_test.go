@@ -493,6 +493,27 @@ func TestPortablePaths(t *testing.T) {
 	}
 }
 
+// A README names the repositories and the data outside the working folder
+// as DIR and DATA, a folder under them relative to those, and leaves a
+// longer name and the checkout's own data alone.
+func TestPlaceholders(t *testing.T) {
+	root := t.TempDir()
+	wd := filepath.Join(root, "checkout")
+	os.MkdirAll(wd, 0o755)
+	t.Chdir(wd)
+	p := &Plan{Settings: Settings{Repos: root + "/data", Data: root + "/shared/tasks"}}
+	in := "--repos " + root + "/data --data '" + root + "/shared/tasks'\nrepositories " + root + "/data, " +
+		root + "/data/test-apps/x.py " + root + "/data2 " + root + "/data"
+	want := "--repos DIR --data 'DATA'\nrepositories DIR, DIR/test-apps/x.py " + root + "/data2 DIR"
+	if got := string(p.placeholders([]byte(in))); got != want {
+		t.Errorf("placeholders:\n%s\nwant\n%s", got, want)
+	}
+	p.Settings.Data = wd + "/testdata/tasks"
+	if in := "--data " + p.Settings.Data; string(p.placeholders([]byte(in))) != in {
+		t.Errorf("the checkout's own data was replaced: %s", p.placeholders([]byte(in)))
+	}
+}
+
 // Critical tokens by where they stand, worked by hand.
 func TestTokenKind(t *testing.T) {
 	for _, c := range []struct{ prefix, tok, want string }{

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -63,7 +64,27 @@ func (p *Plan) Render(m Machine) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(filepath.Join(dir, "README.md"), portable(readme))
+	return atomicfile.Write(filepath.Join(dir, "README.md"), portable(p.placeholders(readme)))
+}
+
+// placeholders writes the folders the experiment read outside the working
+// folder as the docs name them, for the reader to put their own: the
+// repositories (--repos) as DIR, the benchmark's data (--data) as DATA. A
+// folder inside the working folder (the checkout's testdata) stays.
+func (p *Plan) placeholders(text []byte) []byte {
+	wd, err := os.Getwd()
+	if err != nil {
+		return text
+	}
+	for _, f := range []struct{ path, name string }{{p.Settings.Repos, "DIR"}, {p.Settings.Data, "DATA"}} {
+		if rel, err := filepath.Rel(wd, f.path); f.path == "" || !filepath.IsAbs(f.path) || err == nil && filepath.IsLocal(rel) {
+			continue
+		}
+		// The folder itself or a path under it, not a longer name.
+		at := regexp.MustCompile(regexp.QuoteMeta(filepath.Clean(f.path)) + `($|[\s'",/])`)
+		text = at.ReplaceAll(text, []byte(f.name+"${1}"))
+	}
+	return text
 }
 
 // portable writes the absolute paths of text under the working folder,

@@ -130,7 +130,7 @@ func (f *experimentFlags) run(cmd *cobra.Command, name string, stdout, stderr io
 		s.Variants = append(s.Variants, vr)
 	}
 	s.RunArgs, s.BenchArgs, s.TrainArgs = strings.Fields(f.runArgs), strings.Fields(f.benchArgs), strings.Fields(f.trainArgs)
-	s.Command = "actor " + experiment.Quote(os.Args[1:])
+	s.Command = "actor " + experiment.Quote(absoluteFolders(os.Args[1:], "--data", "--repos"))
 	if s.ModelFile, err = models.Resolve(s.Model); err != nil {
 		return err
 	}
@@ -200,4 +200,26 @@ func selfExec(log io.Writer) experiment.Exec {
 		}
 		return nil
 	}
+}
+
+// absoluteFolders is args with the values of the given folder flags made
+// absolute, so that the README names them as the report renders every
+// other mention of those folders (experiment.Plan's placeholders).
+func absoluteFolders(args []string, flags ...string) []string {
+	out := slices.Clone(args)
+	for i, a := range out {
+		for _, f := range flags {
+			switch {
+			case a == f && i+1 < len(out):
+				if abs, err := filepath.Abs(out[i+1]); err == nil {
+					out[i+1] = abs
+				}
+			case strings.HasPrefix(a, f+"="):
+				if abs, err := filepath.Abs(strings.TrimPrefix(a, f+"=")); err == nil {
+					out[i] = f + "=" + abs
+				}
+			}
+		}
+	}
+	return out
 }

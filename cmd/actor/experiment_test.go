@@ -68,6 +68,11 @@ func TestExperimentTable1OnFixture(t *testing.T) {
 	// The report renders where the repositories are not (a results folder
 	// read on another machine), naming the sources the runs recorded.
 	readme, _ := os.ReadFile(filepath.Join(out, "table1", "README.md"))
+	// Folders outside the checkout are named as the docs name them.
+	if bytes.Contains(readme, []byte(repos)) || !bytes.Contains(readme, []byte("--repos DIR ")) ||
+		!bytes.Contains(readme, []byte("--data DATA ")) {
+		t.Errorf("README.md names the machine's folders:\n%s", readme)
+	}
 	rendered := append(args[:len(args):len(args)], "--report-only")
 	rendered[slices.Index(rendered, "--repos")+1] = filepath.Join(t.TempDir(), "gone")
 	if _, stderr, code := runActor(t, rendered...); code != 0 {
