@@ -36,7 +36,33 @@ var (
 	// not hold (its facts are in docs/METHOD.md).
 	missingRef = "REFERENCE" + ".md"
 	whoRanWhat = regexp.MustCompile(`another agent|[Ss]ession [0-9]|\bissue [0-9]+`)
+	// upward: a relative path that climbs out of its document's folder.
+	upward = regexp.MustCompile(`(?:\.\./)+[A-Za-z0-9_][A-Za-z0-9_.-]*`)
 )
+
+// Documents, the generated results' too, cite no file outside the
+// repository by a relative path (the data beside a checkout, another
+// checkout's folders): a reader's checkout has none of them; the docs
+// write DIR for a folder of the reader's.
+func TestDocumentsStayInTheRepository(t *testing.T) {
+	root, files := tracked(t)
+	for _, f := range files {
+		if filepath.Ext(f) != ".md" || strings.HasPrefix(f, "testdata/") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			continue // deleted in the working tree
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			for _, rel := range upward.FindAllString(line, -1) {
+				if !filepath.IsLocal(filepath.Join(filepath.Dir(f), rel)) {
+					t.Errorf("%s:%d cites %s, outside the repository (write DIR): %s", f, i+1, rel, strings.TrimSpace(line))
+				}
+			}
+		}
+	}
+}
 
 // Documents and code name no path of a machine, and documents (outside the
 // results' generated records; their README and history are checked) tell
