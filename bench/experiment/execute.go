@@ -156,12 +156,13 @@ func (p *Plan) evaluate(ctx context.Context, run Exec, log io.Writer, r Run) err
 	if err := run(ctx, append(p.EvalArgs(r), reuse...)); err != nil {
 		return fmt.Errorf("%s: %w", r.Name, err)
 	}
-	for _, f := range []string{results.SummaryMD, results.MetaFile} {
-		if err := portableFile(filepath.Join(p.RunDir(r.Name), "eval", f)); err != nil {
-			return err
-		}
+	// The summary is read by people: it names the folders as the README
+	// does; the record keeps them as paths.
+	eval := filepath.Join(p.RunDir(r.Name), "eval")
+	if err := portableFile(filepath.Join(eval, results.SummaryMD), p.placeholders); err != nil {
+		return err
 	}
-	return nil
+	return portableFile(filepath.Join(eval, results.MetaFile), nil)
 }
 
 // testedElsewhere is the --reuse flags naming every other run folder of
@@ -182,15 +183,19 @@ func (p *Plan) testedElsewhere(r Run) ([]string, error) {
 }
 
 // portableFile rewrites a text file of a run folder with its paths under
-// the working folder made relative (see portable), so that a results
-// folder committed with the code names no path of the machine it ran on.
-func portableFile(path string) error {
+// the working folder made relative (see portable), after names when it is
+// not nil, so that a results folder committed with the code names no path
+// of the machine it ran on.
+func portableFile(path string, names func([]byte) []byte) error {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return err
+	}
+	if names != nil {
+		data = names(data)
 	}
 	return atomicfile.Write(path, portable(data))
 }

@@ -37,11 +37,11 @@ var (
 	missingRef = "REFERENCE" + ".md"
 	whoRanWhat = regexp.MustCompile(`another agent|[Ss]ession [0-9]|\bissue [0-9]+`)
 	// upward: a relative path that climbs out of its document's folder.
-	upward = regexp.MustCompile(`(?:\.\./)+[A-Za-z0-9_][A-Za-z0-9_.-]*`)
+	upward = regexp.MustCompile("(?:^|[\\s`('\"=:])((?:\\.\\./)+[A-Za-z0-9_][A-Za-z0-9_.-]*)")
 )
 
 // Documents, the generated results' too, cite no file outside the
-// repository by a relative path (the data beside a checkout, another
+// repository, or missing from it, by a relative path (the data beside a checkout, another
 // checkout's folders): a reader's checkout has none of them; the docs
 // write DIR for a folder of the reader's.
 func TestDocumentsStayInTheRepository(t *testing.T) {
@@ -55,9 +55,11 @@ func TestDocumentsStayInTheRepository(t *testing.T) {
 			continue // deleted in the working tree
 		}
 		for i, line := range strings.Split(string(b), "\n") {
-			for _, rel := range upward.FindAllString(line, -1) {
-				if !filepath.IsLocal(filepath.Join(filepath.Dir(f), rel)) {
-					t.Errorf("%s:%d cites %s, outside the repository (write DIR): %s", f, i+1, rel, strings.TrimSpace(line))
+			for _, m := range upward.FindAllStringSubmatch(line, -1) {
+				rel := m[1]
+				at := filepath.Join(filepath.Dir(f), rel)
+				if _, err := os.Stat(filepath.Join(root, at)); !filepath.IsLocal(at) || err != nil {
+					t.Errorf("%s:%d cites %s, not in the repository (write DIR for a folder of the reader's): %s", f, i+1, rel, strings.TrimSpace(line))
 				}
 			}
 		}
