@@ -20,8 +20,8 @@ import (
 //
 // The budget is filled in a fixed order: the target file's head (its
 // imports) always, then its code nearest the function up to FileTokens,
-// then the definitions in scope up to SymbolTokens plus what the file code
-// left unused; the retrieved blocks keep the method's own budget
+// then the name index and then the definitions in scope, together up to
+// SymbolTokens plus what the file code left unused; the retrieved blocks keep the method's own budget
 // (Config.Budget), so adding a source never takes blocks away.
 type ContextOptions struct {
 	// Format lays the prompt out ("" is retrieve.FormatAuthors).
@@ -32,7 +32,13 @@ type ContextOptions struct {
 	// imports and defines, its class's members), signature and docstring,
 	// or whole when short (at most wholeLines lines).
 	Symbols bool
-	// FileTokens and SymbolTokens bound the file code and the definitions.
+	// NameIndex shows, before the definitions, an index of the names in
+	// scope: one line each (a constant's statement, a function's or
+	// class's signature), grouped by the file that defines them. It takes
+	// its lines from the definitions' budget first.
+	NameIndex bool
+	// FileTokens and SymbolTokens bound the file code and the definitions
+	// (with the name index).
 	FileTokens, SymbolTokens int
 	// Lookup is ACToR's name lookup at critical tokens (LookupAdd,
 	// LookupOnly; "" off).
@@ -72,7 +78,7 @@ func (o ContextOptions) Validate() error {
 		return fmt.Errorf("generate: format %q: want one of %v", o.Format, retrieve.Formats)
 	case !slices.Contains(Lookups, o.Lookup):
 		return fmt.Errorf("generate: name lookup %q: want off, add or only", o.Lookup)
-	case o.InFile && o.FileTokens < 1, o.Symbols && o.SymbolTokens < 1:
+	case o.InFile && o.FileTokens < 1, (o.Symbols || o.NameIndex) && o.SymbolTokens < 1:
 		return errors.New("generate: a context source needs a token budget of at least one")
 	}
 	return nil
@@ -80,7 +86,7 @@ func (o ContextOptions) Validate() error {
 
 // authorsOnly reports whether the options add nothing to the authors' prompts.
 func (o ContextOptions) authorsOnly() bool {
-	return (o.Format == "" || o.Format == retrieve.FormatAuthors) && !o.InFile && !o.Symbols
+	return (o.Format == "" || o.Format == retrieve.FormatAuthors) && !o.InFile && !o.Symbols && !o.NameIndex
 }
 
 // SupportsFormat reports whether the model's vocabulary has the special
@@ -154,11 +160,19 @@ func (f *framer) frame(t retrieve.Target, repoCoder bool) (*retrieve.Frame, erro
 			symbolTokens += max(0, f.opt.FileTokens-used)
 		}
 	}
-	if f.opt.Symbols {
-		var err error
-		if fr.Symbols, err = f.symbols(t, code, tc, symbolTokens); err != nil {
+	if f.opt.NameIndex {
+		idx, used, err := f.nameIndex(t, code, tc, symbolTokens)
+		if err != nil {
 			return nil, err
 		}
+		fr.Symbols, symbolTokens = idx, symbolTokens-used
+	}
+	if f.opt.Symbols {
+		defs, err := f.symbols(t, code, tc, symbolTokens)
+		if err != nil {
+			return nil, err
+		}
+		fr.Symbols = append(fr.Symbols, defs...)
 	}
 	f.key, f.last = key, fr
 	return fr, nil

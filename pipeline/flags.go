@@ -53,6 +53,7 @@ func (m *Method) RegisterFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&m.KVReuseCheck, "kv-reuse-check", false, "with --kv-reuse, also prefill every prompt after a context change exactly and trace the KL divergence of the two predictions (measurement only: costs exact ACToR's re-prefills)")
 	fs.BoolVar(&m.FullProbs, "full-probs", false, "evaluate every probe member for the trace (slower; the decision is the same)")
 	fs.BoolVar(&m.IndentGuard, "indent-guard", false, "while the body is blank, rule out a token that starts it left of the target's docstring column (a model closing the function at once writes the next definition one column in, which returns None; see generate.Config.IndentGuard)")
+	fs.BoolVar(&m.NameIndex, "name-index", false, "show an index of the names in scope before the definitions: one line each (a constant's statement, a function's or class's signature), grouped by the file that defines them, those the signature and docstring mention first, then the nearest; from the --symbol-tokens budget")
 }
 
 // Args renders m as the method flags that give it, for an actor command

@@ -45,6 +45,9 @@ type Method struct {
 	NoHeal, AllowBlank bool
 	// IndentGuard switches on generate.Config.IndentGuard.
 	IndentGuard bool `json:",omitempty"`
+	// NameIndex shows an index of the names in scope
+	// (generate.ContextOptions.NameIndex).
+	NameIndex bool `json:",omitempty"`
 	// KVCaches are the KV caches kept for returns to earlier prompts.
 	KVCaches int
 	// Exact runs ACToR as the paper does: the best block first, every
@@ -197,7 +200,7 @@ func (m *Method) contextFor(method string, tok *tokenizer.Tokenizer) generate.Co
 // context is the method's generate.ContextOptions for a model with
 // tokenizer tok (which resolves FormatAuto).
 func (m *Method) context(tok *tokenizer.Tokenizer) generate.ContextOptions {
-	o := generate.ContextOptions{Format: retrieve.Format(m.Format), InFile: m.InFile, Symbols: m.Symbols,
+	o := generate.ContextOptions{Format: retrieve.Format(m.Format), InFile: m.InFile, Symbols: m.Symbols, NameIndex: m.NameIndex,
 		FileTokens: m.FileTokens, SymbolTokens: m.SymbolTokens, Lookup: generate.Lookup(m.Lookup)}
 	if m.Format == FormatAuto {
 		o.Format = generate.ModelFormat(tok)

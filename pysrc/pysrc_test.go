@@ -255,3 +255,28 @@ func TestBounds(t *testing.T) {
 		t.Errorf("ends %v, want %v", ends, want)
 	}
 }
+
+// TestSignature checks each kind's one-line form, worked by hand: a
+// decorated def without its decorator, a signature over three lines
+// joined, async, a class with bases, a short assignment whole, a long or
+// multi-line one as NAME = ....
+func TestSignature(t *testing.T) {
+	long := "LONG = '" + strings.Repeat("x", 130) + "'"
+	f := parse(t, "@cache\ndef f(a,\n      b: int = 2,\n      *c) -> str:\n    \"\"\"Doc.\"\"\"\n    return a\n\n"+
+		"async def g(): pass\n\nclass K(Base, metaclass=M):\n    x = 1\n\nRE = re.compile(r'^a+$')\n"+long+"\n"+
+		"TABLE = {\n    'a': 1,\n}\n")
+	want := map[string]string{
+		"f":     "def f(a, b: int = 2, *c) -> str: ...",
+		"g":     "async def g(): ...",
+		"K":     "class K(Base, metaclass=M): ...",
+		"x":     "x = 1",
+		"RE":    "RE = re.compile(r'^a+$')",
+		"LONG":  "LONG = ...",
+		"TABLE": "TABLE = ...",
+	}
+	for _, d := range f.Definitions() {
+		if got := f.Signature(d); got != want[d.Name] {
+			t.Errorf("%s: %q, want %q", d.Name, got, want[d.Name])
+		}
+	}
+}

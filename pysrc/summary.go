@@ -84,3 +84,30 @@ func bodyIndent(f *File, d Definition) string {
 	}
 	return strings.Repeat(" ", int(d.node.StartPosition().Column)+4)
 }
+
+// maxSignature bounds a signature's length in bytes; an assignment whose
+// first line is longer is shown as "NAME = ...".
+const maxSignature = 120
+
+// Signature returns a definition as one line of Python that names it: a
+// def's or class's header up to its colon, its lines joined, then " ...";
+// an assignment's first line when it is a whole statement of at most
+// maxSignature bytes, else "NAME = ...". It is what an index of the names
+// in scope shows of each.
+func (f *File) Signature(d Definition) string {
+	if d.Kind == "assign" {
+		src := strings.TrimSpace(f.Text(d.node))
+		if !strings.Contains(src, "\n") && len(src) <= maxSignature {
+			return src
+		}
+		return d.Name + " = ..."
+	}
+	end := d.node.EndByte()
+	for i := uint(0); i < d.node.ChildCount(); i++ {
+		if c := d.node.Child(i); c.Kind() == ":" {
+			end = c.EndByte()
+			break
+		}
+	}
+	return strings.Join(strings.Fields(string(f.src[d.node.StartByte():end])), " ") + " ..."
+}

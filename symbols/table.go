@@ -31,8 +31,8 @@ type Def struct {
 	// Bases are a class's base class expressions as written.
 	Bases []string
 	// Summary is the signature and docstring (pysrc.File.Summary); Source
-	// the whole definition.
-	Summary, Source string
+	// the whole definition; Signature its one line (pysrc.File.Signature).
+	Summary, Source, Signature string
 }
 
 // Qualified is Class.Name for members, Name otherwise.
@@ -94,7 +94,7 @@ func (t *Table) module(p string) *module {
 	defer f.Close()
 	for _, d := range f.Definitions() {
 		m.defs = append(m.defs, Def{Name: d.Name, Class: d.Class, Kind: d.Kind, Path: p, Start: d.Start, End: d.End,
-			Bases: d.Bases, Summary: f.Summary(d), Source: f.Source(d)})
+			Bases: d.Bases, Summary: f.Summary(d), Source: f.Source(d), Signature: f.Signature(d)})
 	}
 	m.imports = f.Imports()
 	return m

@@ -415,9 +415,11 @@ const contextReference = "rawprompt-file"
 // and RepoCoder in the authors' layout and in fill in the middle, without
 // and with that context; ACToR (the paper's, exact) as published, and
 // ACToR with its levers over the full context in the authors' layout and
-// in fill in the middle, without and with name lookup.
+// in fill in the middle, without and with name lookup; RawPrompt and
+// ACToR with the name index (one line a name in scope) in place of the
+// definitions.
 func contextRuns(probe string) []Run {
-	const fim, repo, file, sym = "--format fim", "--format repo", "--in-file", "--symbols"
+	const fim, repo, file, sym, index = "--format fim", "--format repo", "--in-file", "--symbols", "--name-index"
 	var runs []Run
 	add := func(name, label, method string, flags ...string) {
 		spec := methodSpec(method)
@@ -433,6 +435,8 @@ func contextRuns(probe string) []Run {
 	add("rawprompt", "RawPrompt", "rawprompt")
 	add(contextReference, "RawPrompt + file", "rawprompt", file)
 	add("rawprompt-file-sym", "RawPrompt + file + symbols", "rawprompt", file, sym)
+	add("rawprompt-file-index", "RawPrompt + file + name index", "rawprompt", file, index)
+	add("rawprompt-repo-file-index", "RawPrompt, repo format + file + name index", "rawprompt", repo, file, index)
 	add("rawprompt-repo-file", "RawPrompt, repo format + file", "rawprompt", repo, file)
 	add("rawprompt-repo-file-sym", "RawPrompt, repo format + file + symbols", "rawprompt", repo, file, sym)
 	add("rawprompt-fim-file", "RawPrompt, FIM + file", "rawprompt", fim, file)
@@ -447,6 +451,7 @@ func contextRuns(probe string) []Run {
 	add("actor-exact", "ACToR (the paper's, --exact)", "actor", "--exact")
 	add("actor-file-sym", "ACToR + file + symbols", "actor", "--format authors", file, sym, "--name-lookup off")
 	add("actor-file-sym-lookup", "ACToR + file + symbols + name lookup", "actor", "--format authors", file, sym, "--name-lookup add")
+	add("actor-file-index-lookup", "ACToR + file + name index + name lookup", "actor", "--format authors", file, index, "--name-lookup add")
 	add("actor-fim-file-sym", "ACToR, FIM + file + symbols", "actor", fim, file, sym, "--name-lookup off")
 	add("actor-fim-file-sym-lookup", "ACToR, FIM + file + symbols + name lookup", "actor", fim, file, sym, "--name-lookup add")
 	add("actor-fim-file-sym-lookup-only", "ACToR, FIM + file + symbols + name lookup only", "actor", fim, file, sym, "--name-lookup only")

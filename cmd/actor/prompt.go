@@ -86,7 +86,7 @@ stay under --budget; a block that does not fit is skipped, at most
 				f.context.Format = generate.ModelFormat(tok)
 			}
 			var walked *generate.Corpus
-			if f.context.Format != "" || f.context.InFile || f.context.Symbols {
+			if f.context.Format != "" || f.context.InFile || f.context.Symbols || f.context.NameIndex {
 				if walked, err = generate.ReadCorpus(repo, pipeline.DefaultIndexConfig().Walk); err != nil {
 					return err
 				}
@@ -142,8 +142,9 @@ stay under --budget; a block that does not fit is skipped, at most
 	fs.StringVar(&f.format, "format", "", "prompt format: authors (default), plain, repo, fim or auto (see actor generate --help)")
 	fs.BoolVar(&f.context.InFile, "in-file", false, "show the target file's own code")
 	fs.BoolVar(&f.context.Symbols, "symbols", false, "show the definitions in scope of the target")
+	fs.BoolVar(&f.context.NameIndex, "name-index", false, "show an index of the names in scope, one line each (see actor generate --help)")
 	fs.IntVar(&f.context.FileTokens, "file-tokens", generate.DefaultFileTokens, "token budget of --in-file")
-	fs.IntVar(&f.context.SymbolTokens, "symbol-tokens", generate.DefaultSymbolTokens, "token budget of --symbols")
+	fs.IntVar(&f.context.SymbolTokens, "symbol-tokens", generate.DefaultSymbolTokens, "token budget of --symbols and --name-index")
 	fs.IntVar(&f.line, "line", 0, "a 1-based line inside the target function")
 	fs.StringVar(&f.tasks, "tasks", "", "benchmark tasks (JSONL, RepoExec or ACToR fields)")
 	fs.StringVar(&f.taskID, "task", "", "task id in --tasks")
