@@ -263,11 +263,12 @@ func TestBounds(t *testing.T) {
 func TestSignature(t *testing.T) {
 	long := "LONG = '" + strings.Repeat("x", 130) + "'"
 	f := parse(t, "@cache\ndef f(a,\n      b: int = 2,\n      *c) -> str:\n    \"\"\"Doc.\"\"\"\n    return a\n\n"+
-		"async def g(): pass\n\nclass K(Base, metaclass=M):\n    x = 1\n\nRE = re.compile(r'^a+$')\n"+long+"\n"+
+		"async def g(): pass\n\ndef h(\n    x,\n    y,\n) -> Dict[\n    str, int\n]:\n    pass\n\nclass K(Base, metaclass=M):\n    x = 1\n\nRE = re.compile(r'^a+$')\n"+long+"\n"+
 		"TABLE = {\n    'a': 1,\n}\n")
 	want := map[string]string{
 		"f":     "def f(a, b: int = 2, *c) -> str: ...",
 		"g":     "async def g(): ...",
+		"h":     "def h(x, y,) -> Dict[str, int]: ...",
 		"K":     "class K(Base, metaclass=M): ...",
 		"x":     "x = 1",
 		"RE":    "RE = re.compile(r'^a+$')",

@@ -109,5 +109,10 @@ func (f *File) Signature(d Definition) string {
 			break
 		}
 	}
-	return strings.Join(strings.Fields(string(f.src[d.node.StartByte():end])), " ") + " ..."
+	line := strings.Join(strings.Fields(string(f.src[d.node.StartByte():end])), " ")
+	return bracketSpace.Replace(line) + " ..."
 }
+
+// bracketSpace drops the spaces that joining a signature's lines leaves
+// inside its brackets.
+var bracketSpace = strings.NewReplacer("( ", "(", " )", ")", "[ ", "[", " ]", "]")
