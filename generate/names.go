@@ -1,6 +1,8 @@
 package generate
 
 import (
+	"cmp"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -27,21 +29,7 @@ func (f *framer) nameIndex(t retrieve.Target, code retrieve.FileCode, tc retriev
 	var picked []symbols.Found
 	headed := map[string]bool{} // classes whose members have their header counted
 	used := 0
-	found := f.corpus.Symbols.InScope(tg)
-	words := nameWords(t.Prompt)
-	score := func(s symbols.Found) int {
-		if words[strings.ToLower(s.Name)] { // mentioned whole
-			return 1 << 20
-		}
-		n := 0
-		for w := range nameWords(s.Name) {
-			if words[w] {
-				n++
-			}
-		}
-		return n
-	}
-	slices.SortStableFunc(found, func(a, b symbols.Found) int { return score(b) - score(a) })
+	found := byWords(f.corpus.Symbols.InScope(tg), t.Prompt)
 	for _, s := range found {
 		if f.opt.InFile && s.Path == t.Path && code.Shows(s.Start, s.End) {
 			continue
@@ -64,6 +52,35 @@ func (f *framer) nameIndex(t retrieve.Target, code retrieve.FileCode, tc retriev
 		}
 	}
 	return indexSnippets(picked), used, nil
+}
+
+// byWords orders found (stably) by what its names share with prompt: the
+// names prompt mentions whole first, then by the number of words they
+// share with it (nameWords).
+func byWords(found []symbols.Found, prompt string) []symbols.Found {
+	words := nameWords(prompt)
+	type scored struct {
+		symbols.Found
+		score int
+	}
+	ss := make([]scored, len(found))
+	for i, s := range found {
+		ss[i].Found = s
+		if words[strings.ToLower(s.Name)] {
+			ss[i].score = math.MaxInt
+			continue
+		}
+		for w := range nameWords(s.Name) {
+			if words[w] {
+				ss[i].score++
+			}
+		}
+	}
+	slices.SortStableFunc(ss, func(a, b scored) int { return cmp.Compare(b.score, a.score) })
+	for i := range ss {
+		found[i] = ss[i].Found
+	}
+	return found
 }
 
 // indexLine is one name of the index: its signature, indented under its
