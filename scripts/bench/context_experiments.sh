@@ -18,8 +18,10 @@
 #      and ACToR over both without and with name lookup.
 #   1b. n = 5 again with the indent guard (--indent-guard), into
 #      OUT-indent: RawPrompt + the file's code (its first run), the
-#      model's repository format over it, and ACToR over the file's code
-#      and the definitions in scope with name lookup. Fill in the middle
+#      model's repository format over it, the file's code with the name
+#      index; then ACToR with name lookup over the best of those contexts
+#      (its folder over the file's code and the definitions in scope
+#      holds its first tasks). Fill in the middle
 #      is left out: with this instruct model it writes unrelated code
 #      (task 0, greedy: a regular expression instead of input_string[::-1],
 #      which the repository format writes).
@@ -58,7 +60,7 @@ context() {
 context --model qwen2.5-coder-0.5b --out "$OUT" -n 5 --step 4 --run-args --batch-samples \
 	--only "rawprompt,rawrag,repocoder,$CONTEXT"
 context --model qwen2.5-coder-0.5b --out "$OUT-indent" -n 5 --step 4 --run-args "--batch-samples --indent-guard" \
-	--only rawprompt-file,rawprompt-repo-file,actor-file-sym-lookup
+	--only rawprompt-file,rawprompt-repo-file,rawprompt-file-index
 context --model qwen2.5-coder-0.5b --out "$OUT-screen" -n 1 --step 68 \
 	--only rawprompt-file,rawprompt-repo-file-sym,rawprompt-fim-file-sym,repocoder-file-sym,repocoder-fim-file-sym,actor-fim-file-sym-lookup
 context --model qwen2.5-coder-1.5b --out "$OUT15" -n 5 --step 4 --limit 20 --run-args --batch-samples \
