@@ -415,7 +415,9 @@ const contextReference = "rawprompt-file"
 // and RepoCoder in the authors' layout and in fill in the middle, without
 // and with that context; ACToR (the paper's, exact) as published, and
 // ACToR with its levers over the full context in the authors' layout and
-// in fill in the middle, without and with name lookup; RawPrompt and
+// in fill in the middle, without and with name lookup, and in the model's
+// repository format over the file's code (the best context measured with
+// the indent guard), without and with name lookup; RawPrompt and
 // ACToR with the name index (one line a name in scope) in place of the
 // definitions.
 func contextRuns(probe string) []Run {
@@ -452,6 +454,8 @@ func contextRuns(probe string) []Run {
 	add("actor-file-sym", "ACToR + file + symbols", "actor", "--format authors", file, sym, "--name-lookup off")
 	add("actor-file-sym-lookup", "ACToR + file + symbols + name lookup", "actor", "--format authors", file, sym, "--name-lookup add")
 	add("actor-file-index-lookup", "ACToR + file + name index + name lookup", "actor", "--format authors", file, index, "--name-lookup add")
+	add("actor-repo-file", "ACToR, repo format + file", "actor", "--no-context", repo, file, "--name-lookup off")
+	add("actor-repo-file-lookup", "ACToR, repo format + file + name lookup", "actor", "--no-context", repo, file, "--name-lookup add")
 	add("actor-fim-file-sym", "ACToR, FIM + file + symbols", "actor", fim, file, sym, "--name-lookup off")
 	add("actor-fim-file-sym-lookup", "ACToR, FIM + file + symbols + name lookup", "actor", fim, file, sym, "--name-lookup add")
 	add("actor-fim-file-sym-lookup-only", "ACToR, FIM + file + symbols + name lookup only", "actor", fim, file, sym, "--name-lookup only")

@@ -19,9 +19,11 @@
 #   1b. n = 5 again with the indent guard (--indent-guard), into
 #      OUT-indent: RawPrompt + the file's code (its first run), the
 #      model's repository format over it, the file's code with the name
-#      index; then ACToR with name lookup over the best of those contexts
-#      (its folder over the file's code and the definitions in scope
-#      holds its first tasks). Fill in the middle
+#      index; then ACToR without and with name lookup over the best of
+#      those contexts, the repository format over the file's code
+#      (--no-context keeps the definitions in scope out, as in that
+#      RawPrompt row; the folder actor-file-sym-lookup holds a first try
+#      over the file's code and the definitions). Fill in the middle
 #      is left out: with this instruct model it writes unrelated code
 #      (task 0, greedy: a regular expression instead of input_string[::-1],
 #      which the repository format writes).
@@ -60,7 +62,7 @@ context() {
 context --model qwen2.5-coder-0.5b --out "$OUT" -n 5 --step 4 --run-args --batch-samples \
 	--only "rawprompt,rawrag,repocoder,$CONTEXT"
 context --model qwen2.5-coder-0.5b --out "$OUT-indent" -n 5 --step 4 --run-args "--batch-samples --indent-guard" \
-	--only rawprompt-file,rawprompt-repo-file,rawprompt-file-index
+	--only rawprompt-file,rawprompt-repo-file,rawprompt-file-index,actor-repo-file,actor-repo-file-lookup
 context --model qwen2.5-coder-0.5b --out "$OUT-screen" -n 1 --step 68 \
 	--only rawprompt-file,rawprompt-repo-file-sym,rawprompt-fim-file-sym,repocoder-file-sym,repocoder-fim-file-sym,actor-fim-file-sym-lookup
 context --model qwen2.5-coder-1.5b --out "$OUT15" -n 5 --step 4 --limit 20 --run-args --batch-samples \
