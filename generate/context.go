@@ -104,14 +104,15 @@ func SupportsFormat(tok *tokenizer.Tokenizer, f retrieve.Format) bool {
 	return true
 }
 
-// ModelFormat is the best format the model's vocabulary supports:
-// fill-in-the-middle when it has the repository and FIM tokens, the
-// repository format with only the former, else plain code.
+// ModelFormat is the best format the model's vocabulary supports for
+// writing a function: the repository format when it has the repository
+// tokens, else plain code. Fill in the middle is not chosen: with
+// Qwen2.5-Coder-0.5B-Instruct it wrote unrelated code on the dev tasks
+// (docs/RESULTS.md); it stays for cursor completion (--format fim, and
+// the server's /infill).
 func ModelFormat(tok *tokenizer.Tokenizer) retrieve.Format {
-	for _, f := range []retrieve.Format{retrieve.FormatFIM, retrieve.FormatRepo} {
-		if SupportsFormat(tok, f) {
-			return f
-		}
+	if SupportsFormat(tok, retrieve.FormatRepo) {
+		return retrieve.FormatRepo
 	}
 	return retrieve.FormatPlain
 }

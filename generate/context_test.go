@@ -86,8 +86,8 @@ func TestFrameShowsFileAndSymbolsNotTheTarget(t *testing.T) {
 // middle last; the block spans line up with the whole prompt's tokens.
 func TestFIMTokenLayoutQwen(t *testing.T) {
 	m, tok := loadModel(t, testsupport.Model(t, "qwen2.5-coder-0.5b"), engine.Options{Threads: 1, ContextLength: 512})
-	if ModelFormat(tok) != retrieve.FormatFIM {
-		t.Fatalf("Qwen2.5-Coder's format: %s, want fim", ModelFormat(tok))
+	if ModelFormat(tok) != retrieve.FormatRepo || !SupportsFormat(tok, retrieve.FormatFIM) {
+		t.Fatalf("Qwen2.5-Coder's format: %s (want repo), fim supported: %t", ModelFormat(tok), SupportsFormat(tok, retrieve.FormatFIM))
 	}
 	d := newDecoder(t, m, tok, DecoderOptions{Blocks: NewBlockStore(0)})
 	root := testsupport.WriteTree(t, t.TempDir(), shopRepo)

@@ -198,26 +198,28 @@ func TestOpenRefusesBadInput(t *testing.T) {
 // otherwise; a switch given wins over the default.
 func TestResolvedContext(t *testing.T) {
 	type ctx struct {
-		format          string
-		inFile, symbols bool
+		format                 string
+		inFile, symbols, guard bool
 	}
 	cases := []struct {
 		name string
 		edit func(*Method)
 		want ctx
 	}{
-		{"default", func(*Method) {}, ctx{"", true, true}},
-		{"exact", func(m *Method) { m.Exact = true }, ctx{"", false, false}},
-		{"exact with file code", func(m *Method) { m.Exact, m.InFile = true, true }, ctx{"", true, false}},
-		{"no context", func(m *Method) { m.NoContext = true }, ctx{"", false, false}},
-		{"a format given", func(m *Method) { m.Format = "repo" }, ctx{"repo", true, true}},
-		{"a baseline", func(m *Method) { m.Method = generate.MethodRawRAG }, ctx{"", false, false}},
+		{"default", func(*Method) {}, ctx{FormatAuto, true, false, true}},
+		{"exact", func(m *Method) { m.Exact = true }, ctx{"", false, false, false}},
+		{"exact with file code", func(m *Method) { m.Exact, m.InFile = true, true }, ctx{"", true, false, false}},
+		{"no context", func(m *Method) { m.NoContext = true }, ctx{"", false, false, false}},
+		{"no context, switches given", func(m *Method) { m.NoContext, m.Format, m.Symbols = true, "authors", true }, ctx{"authors", false, true, false}},
+		{"a format given", func(m *Method) { m.Format = "repo" }, ctx{"repo", true, false, true}},
+		{"symbols given", func(m *Method) { m.Symbols = true }, ctx{FormatAuto, true, true, true}},
+		{"a baseline", func(m *Method) { m.Method = generate.MethodRawRAG }, ctx{"", false, false, false}},
 	}
 	for _, c := range cases {
 		m := DefaultMethod()
 		c.edit(&m)
 		r := m.Resolved()
-		if got := (ctx{r.Format, r.InFile, r.Symbols}); got != c.want {
+		if got := (ctx{r.Format, r.InFile, r.Symbols, r.IndentGuard}); got != c.want {
 			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
 		}
 	}

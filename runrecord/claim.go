@@ -60,10 +60,13 @@ func Lanes(samples int, batch bool) int {
 // lanes: the probe's path, the block store's folder, the number of
 // samples, batching (kept as Entry.Lanes), the decoder's cache count,
 // full probe scores and tracing change where and how fast samples are
-// made or what is kept of them, not the samples.
+// made or what is kept of them, not the samples. Of a resolved method
+// (pipeline.Method.Resolved), --no-context is dropped too: it only chose
+// which context switches Resolved set, and those are kept.
 func SampleSpec(s Spec) Spec {
 	m := &s.Method
 	m.Probe, m.KVStore, m.Samples, m.BatchSamples, m.KVCaches, m.FullProbs = "", "", 0, false, 0, false
+	m.NoContext = false
 	s.Trace = false
 	return s
 }
@@ -101,7 +104,9 @@ func Claim(out string, spec Spec, hasSamples bool, w io.Writer) error {
 	want := Entry{Spec: SampleSpec(spec), Lanes: Lanes(spec.Method.Samples, spec.Method.BatchSamples)}
 	if old, ok := rec.Methods[spec.MethodName]; ok {
 		merged, added, moved := MergeSources(old.Identity.Sources, want.Identity.Sources)
-		oldRest, wantRest := old.Spec, want.Spec // sources compare project by project
+		// Records keep SampleSpec as it was when written: compare both
+		// sides as it is now. Sources compare project by project.
+		oldRest, wantRest := SampleSpec(old.Spec), want.Spec
 		oldRest.Identity.Sources, wantRest.Identity.Sources = nil, nil
 		diff := specDiff(oldRest, wantRest)
 		if old.Lanes != 0 && old.Lanes != want.Lanes {

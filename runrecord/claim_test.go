@@ -35,6 +35,20 @@ func TestClaim(t *testing.T) {
 	if err := Claim(dir, same, true, &log); err != nil {
 		t.Errorf("same samples refused: %v", err)
 	}
+	// Nor whether the context came from ACToR's default or from the same
+	// switches given with --no-context (a record may hold either).
+	explicit := spec
+	explicit.Method = pipeline.Method{Method: "actor", Samples: 1, NoContext: true, InFile: def.Resolved().InFile,
+		Symbols: def.Resolved().Symbols, Format: def.Resolved().Format, IndentGuard: def.Resolved().IndentGuard}.Resolved()
+	if err := Claim(dir, explicit, true, &log); err != nil {
+		t.Errorf("the default context given as switches refused: %v", err)
+	}
+	bare := spec
+	bare.Method = pipeline.Method{Method: "actor", Samples: 1, NoContext: true}.Resolved()
+	if err := Claim(dir, bare, true, &log); err == nil || !strings.Contains(err.Error(), "method.InFile: true → (none)") {
+		t.Errorf("no context over the default context: %v", err)
+	}
+
 	// Decoding them side by side does (the one rule for batching).
 	batched := same
 	batched.Method.BatchSamples = true

@@ -580,3 +580,44 @@ func TestPassValueWaitsForAllTasks(t *testing.T) {
 		t.Errorf("every task tested: pass@1 %v, want 100", v)
 	}
 }
+
+// A version-2 record of ACToR over the default context of its day (no
+// --exact, no --no-context: --in-file --symbols added) is read as the same
+// switches with --no-context and rewritten; a version-3 record without
+// --no-context is another configuration.
+func TestVersion2RecordMeansOldDefaultContext(t *testing.T) {
+	s := settings(t)
+	p, _ := New("context", s)
+	var r Run
+	for _, x := range p.Runs {
+		if x.Name == "actor-file-sym" {
+			r = x
+		}
+	}
+	key := portableKey(p.key(r))
+	if !slices.Contains(key, "--no-context") {
+		t.Fatalf("actor-file-sym's key %q has no --no-context", key)
+	}
+	before := slices.DeleteFunc(slices.Clone(key), func(a string) bool { return a == "--no-context" || a == "--symbols" })
+	file := filepath.Join(p.RunDir(r.Name), configFile)
+	os.MkdirAll(p.RunDir(r.Name), 0o755)
+	write := func(c runConfig) {
+		want, _ := p.identity(r)
+		c.DataSHA256, c.ProbeSHA256 = want.DataSHA256, want.ProbeSHA256
+		b, _ := json.Marshal(c)
+		os.WriteFile(file, b, 0o644)
+	}
+	write(runConfig{Key: before, Version: 2})
+	if err := p.claim(r); err != nil {
+		t.Fatal(err)
+	}
+	var now runConfig
+	b, _ := os.ReadFile(file)
+	if err := json.Unmarshal(b, &now); err != nil || now.Version != keyVersion || !slices.Equal(now.Key, key) {
+		t.Errorf("rewritten record: %s (%v)", b, err)
+	}
+	write(runConfig{Key: before, Version: 3})
+	if err := p.claim(r); err == nil || !strings.Contains(err.Error(), "other flags") {
+		t.Errorf("a version-3 record without --no-context: %v", err)
+	}
+}

@@ -13,8 +13,10 @@ import (
 	"slices"
 	"strings"
 
+	"actor/generate"
 	"actor/internal/atomicfile"
 	"actor/models"
+	"actor/pipeline"
 	"actor/runrecord"
 )
 
@@ -52,8 +54,11 @@ type runConfig struct {
 // keyVersion numbers what a key's flags mean. Version 0 (no version):
 // --method actor was the paper's exact ACToR, as --method actor --exact
 // is since version 1, when ACToR took its measured levers by default.
-// Version 2 moved --batch-samples from the key to Lanes.
-const keyVersion = 2
+// Version 2 moved --batch-samples from the key to Lanes. Version 3 changed
+// ACToR's default context (pipeline.DefaultContext): until then ACToR
+// without --exact or --no-context added --in-file --symbols, which its
+// key now says with --no-context.
+const keyVersion = 3
 
 // currentKey reads a recorded key of version v as today's flags would
 // say it.
@@ -61,15 +66,22 @@ func currentKey(key []string, v int) []string {
 	if v < 2 {
 		key = slices.DeleteFunc(slices.Clone(key), func(a string) bool { return a == batchFlag })
 	}
-	if v >= 1 || slices.Contains(key, "--exact") {
+	i := slices.Index(key, "--method")
+	if i < 0 || i+1 >= len(key) || key[i+1] != generate.MethodACToR || slices.Contains(key, "--exact") {
 		return key
 	}
-	for i := 0; i+1 < len(key); i++ {
-		if key[i] == "--method" && key[i+1] == "actor" {
-			return slices.Insert(slices.Clone(key), i+2, "--exact")
-		}
+	if v < 1 {
+		return slices.Insert(slices.Clone(key), i+2, "--exact")
 	}
-	return key
+	if v >= 3 || slices.Contains(key, "--no-context") {
+		return key
+	}
+	m, err := pipeline.DefaultMethod().ParseArgs(key[i+2:])
+	if err != nil {
+		return key // not a key this actor wrote: it will not match
+	}
+	m.NoContext, m.InFile, m.Symbols = true, true, true
+	return append(slices.Clone(key[:i]), m.Args()...)
 }
 
 // pathFlags are the run flags whose values are files or folders.

@@ -420,6 +420,9 @@ const contextReference = "rawprompt-file"
 // the indent guard), without and with name lookup; RawPrompt and
 // ACToR with the name index (one line a name in scope) in place of the
 // definitions.
+//
+// Every ACToR run but the exact one says its context with --no-context
+// and switches, so that its samples do not follow pipeline.DefaultContext.
 func contextRuns(probe string) []Run {
 	const fim, repo, file, sym, index = "--format fim", "--format repo", "--in-file", "--symbols", "--name-index"
 	var runs []Run
@@ -451,13 +454,13 @@ func contextRuns(probe string) []Run {
 		add(m.name+"-fim-file-sym", m.label+", FIM + file + symbols", m.name, fim, file, sym)
 	}
 	add("actor-exact", "ACToR (the paper's, --exact)", "actor", "--exact")
-	add("actor-file-sym", "ACToR + file + symbols", "actor", "--format authors", file, sym, "--name-lookup off")
-	add("actor-file-sym-lookup", "ACToR + file + symbols + name lookup", "actor", "--format authors", file, sym, "--name-lookup add")
-	add("actor-file-index-lookup", "ACToR + file + name index + name lookup", "actor", "--format authors", file, index, "--name-lookup add")
+	add("actor-file-sym", "ACToR + file + symbols", "actor", "--no-context", "--format authors", file, sym, "--name-lookup off")
+	add("actor-file-sym-lookup", "ACToR + file + symbols + name lookup", "actor", "--no-context", "--format authors", file, sym, "--name-lookup add")
+	add("actor-file-index-lookup", "ACToR + file + name index + name lookup", "actor", "--no-context", "--format authors", file, index, "--name-lookup add")
 	add("actor-repo-file", "ACToR, repo format + file", "actor", "--no-context", repo, file, "--name-lookup off")
 	add("actor-repo-file-lookup", "ACToR, repo format + file + name lookup", "actor", "--no-context", repo, file, "--name-lookup add")
-	add("actor-fim-file-sym", "ACToR, FIM + file + symbols", "actor", fim, file, sym, "--name-lookup off")
-	add("actor-fim-file-sym-lookup", "ACToR, FIM + file + symbols + name lookup", "actor", fim, file, sym, "--name-lookup add")
-	add("actor-fim-file-sym-lookup-only", "ACToR, FIM + file + symbols + name lookup only", "actor", fim, file, sym, "--name-lookup only")
+	add("actor-fim-file-sym", "ACToR, FIM + file + symbols", "actor", "--no-context", fim, file, sym, "--name-lookup off")
+	add("actor-fim-file-sym-lookup", "ACToR, FIM + file + symbols + name lookup", "actor", "--no-context", fim, file, sym, "--name-lookup add")
+	add("actor-fim-file-sym-lookup-only", "ACToR, FIM + file + symbols + name lookup only", "actor", "--no-context", fim, file, sym, "--name-lookup only")
 	return runs
 }
