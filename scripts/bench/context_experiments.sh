@@ -27,22 +27,22 @@
 #      is left out: with this instruct model it writes unrelated code
 #      (task 0, greedy: a regular expression instead of input_string[::-1],
 #      which the repository format writes).
-#   2. the rest of the n = 1 screen, in OUT-screen (OUT-context holds the
+#   2. cost, n = 1 unbatched on the first 20 tasks, with the guard,
+#      configurations in turns of 4 tasks: ms per token and seconds per
+#      sample of the contexts of step 1b against RawRAG, in one run.
+#   3. Qwen2.5-Coder-1.5B on the first 20 tasks, n = 5, with the guard,
+#      into OUT15-indent (its Table I folder holds RawPrompt without the
+#      guard, to compare with): RawPrompt + file, the repository format
+#      over it and ACToR over that (the default); then the same three
+#      unbatched at n = 1 for seconds per sample against step 2's, for
+#      the choice of default model.
+#   4. the rest of the n = 1 screen, in OUT-screen (OUT-context holds the
 #      first screen, whose file code was cut at lines, not statements):
-#      the reference RawPrompt + file, the model's repository format and
-#      fill in the middle over the full context, RepoCoder with it, ACToR
-#      in fill in the middle with name lookup. Left out: RawRAG
-#      and RepoCoder without context (Table I has them at n = 5), the
-#      format rows without the definitions in scope (the definitions
-#      helped in the authors' layout) and name lookup alone (--name-lookup
-#      only; add is the variant measured).
-#   3. Qwen2.5-Coder-1.5B on the first 20 tasks, n = 5, into its Table I
-#      folder (its RawPrompt run is there): the same four configurations.
-#   4. cost, n = 1 unbatched on the first 20 tasks, configurations in
-#      turns of 4 tasks: ms per token and seconds per sample of each
-#      context against RawRAG, in one run; then the default configuration
-#      (and the reference, RawPrompt + file) with the 1.5B model, for the
-#      choice of default model.
+#      the model's repository format and fill in the middle over the file
+#      and the definitions in scope, RepoCoder with them, ACToR in fill
+#      in the middle with name lookup. Left out: RawRAG and RepoCoder
+#      without context (Table I has them at n = 5) and name lookup alone
+#      (--name-lookup only; add is the variant measured).
 set -eu
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-results/repoexec-dev-qwen2.5-coder-0.5b}
@@ -63,9 +63,11 @@ context --model qwen2.5-coder-0.5b --out "$OUT" -n 5 --step 4 --run-args --batch
 	--only "rawprompt,rawrag,repocoder,$CONTEXT"
 context --model qwen2.5-coder-0.5b --out "$OUT-indent" -n 5 --step 4 --run-args "--batch-samples --indent-guard" \
 	--only rawprompt-file,rawprompt-repo-file,rawprompt-file-index,actor-repo-file,actor-repo-file-lookup
+BEST=rawprompt-file,rawprompt-repo-file,actor-repo-file
+context --model qwen2.5-coder-0.5b --out "$OUT-cost3" -n 1 --step 4 --limit 20 --run-args --indent-guard \
+	--only "rawrag,$BEST"
+context --model qwen2.5-coder-1.5b --out "$OUT15-indent" -n 5 --step 4 --limit 20 --run-args "--batch-samples --indent-guard" \
+	--only "$BEST"
+context --model qwen2.5-coder-1.5b --out "$OUT15-cost" -n 1 --step 4 --limit 20 --run-args --indent-guard --only "$BEST"
 context --model qwen2.5-coder-0.5b --out "$OUT-screen" -n 1 --step 68 \
 	--only rawprompt-file,rawprompt-repo-file-sym,rawprompt-fim-file-sym,repocoder-file-sym,repocoder-fim-file-sym,actor-fim-file-sym-lookup
-context --model qwen2.5-coder-1.5b --out "$OUT15" -n 5 --step 4 --limit 20 --run-args --batch-samples \
-	--only "rawprompt,$CONTEXT"
-context --model qwen2.5-coder-0.5b --out "$OUT-cost3" -n 1 --step 4 --limit 20 --only "rawrag,$CONTEXT"
-context --model qwen2.5-coder-1.5b --out "$OUT15-cost" -n 1 --step 4 --limit 20 --only rawprompt-file,actor-file-sym
