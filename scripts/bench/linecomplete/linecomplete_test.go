@@ -1,7 +1,11 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,5 +65,45 @@ func TestProse(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("line %d %q: %v", i, lines[i], got[i])
 		}
+	}
+}
+
+// TestRunCompletions asks a stand-in server in mode completions: the
+// prefix and suffix go out as prompt and suffix, the answer's first line
+// is scored, the label names the mode, and a second run skips what the
+// results already hold.
+func TestRunCompletions(t *testing.T) {
+	var asked []map[string]any
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/completions" {
+			http.NotFound(w, r)
+			return
+		}
+		var req map[string]any
+		json.NewDecoder(r.Body).Decode(&req)
+		asked = append(asked, req)
+		fmt.Fprint(w, `{"choices":[{"text":"\tsum := a + b\nmore"}],"usage":{"prompt_tokens":17}}`)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	tasks := filepath.Join(dir, "tasks.jsonl")
+	os.WriteFile(tasks, []byte(`{"id":"a.go:5","lang":"go","prefix":"func F() {\n","suffix":"\n}\n","target":"\tsum := a + b"}`+"\n"+
+		`{"id":"a.go:6","lang":"go","prefix":"p","suffix":"s","target":"return sum"}`+"\n"), 0o644)
+	out := filepath.Join(dir, "res.jsonl")
+	args := []string{"-tasks", tasks, "-url", srv.URL, "-mode", "completions", "-label", "other-server", "-out", out}
+	for range 2 {
+		if err := run(args); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(asked) != 2 || asked[0]["prompt"] != "func F() {\n" || asked[0]["suffix"] != "\n}\n" {
+		t.Fatalf("requests %v, want the two tasks' prefix and suffix once each", asked)
+	}
+	res, err := readLines[result](out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 2 || !res[0].Exact || res[1].Exact || res[0].Mode != "other-server" || res[0].PromptN != 17 {
+		t.Fatalf("results %+v: want the first exact, the second not, mode other-server, 17 prompt tokens", res)
 	}
 }

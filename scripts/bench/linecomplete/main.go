@@ -17,9 +17,11 @@
 // lines of the package's other files, chosen by the seed. run's modes:
 // none (llama.cpp's prompt, no chunks), chunks (llama.cpp's prompt with
 // the chunks), repo (the server's repository context, no chunks; serve the
-// package with --repo), both (the chunks, then the repository's context).
-// run appends one line per task and skips the tasks its output already
-// has.
+// package with --repo), both (the chunks, then the repository's context),
+// completions (POST /v1/completions with the suffix and no context, which
+// llama-cpp-python's server answers too; -label names such a run in the
+// report). run appends one line per task and skips the tasks its output
+// already has.
 package main
 
 import (

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"actor/scripts/bench/internal/infillclient"
@@ -32,15 +33,16 @@ func run(args []string) error {
 	fs := flag.NewFlagSet("run", flag.ExitOnError)
 	tasksFile := fs.String("tasks", "", "tasks file (prepare's)")
 	url := fs.String("url", "http://127.0.0.1:8012", "the server")
-	mode := fs.String("mode", "repo", "none, chunks, repo or both")
+	mode := fs.String("mode", "repo", "none, chunks, repo, both, or completions (POST /v1/completions with the suffix, no context: what llama-cpp-python's server answers too)")
 	out := fs.String("out", "", "results file (JSON lines; appended, done tasks skipped)")
 	limit := fs.Int("limit", 0, "stop after this many new tasks (0: all)")
+	label := fs.String("label", "", "the results' mode column (default: the mode), to tell servers apart in one report")
 	fs.Parse(args)
 	if *tasksFile == "" || *out == "" {
 		return errors.New("run: give -tasks and -out")
 	}
-	if *mode != "none" && *mode != "chunks" && *mode != "repo" && *mode != "both" {
-		return fmt.Errorf("run: -mode %q: want none, chunks, repo or both", *mode)
+	if !slices.Contains([]string{"none", "chunks", "repo", "both", "completions"}, *mode) {
+		return fmt.Errorf("run: -mode %q: want none, chunks, repo, both or completions", *mode)
 	}
 	tasks, err := readLines[task](*tasksFile)
 	if err != nil {
@@ -69,6 +71,9 @@ func run(args []string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", t.ID, err)
 		}
+		if *label != "" {
+			r.Mode = *label
+		}
 		b, _ := json.Marshal(r)
 		if _, err := f.Write(append(b, '\n')); err != nil {
 			return err
@@ -82,8 +87,17 @@ func run(args []string) error {
 	return nil
 }
 
-// ask sends one task as llama.vscode would and scores the answer.
+// ask sends one task as llama.vscode would (or, in mode completions, as
+// an OpenAI-style fill-in-the-middle request) and scores the answer.
 func ask(url, mode string, t task) (result, error) {
+	if mode == "completions" {
+		ans, err := infillclient.PostCompletion(url, map[string]any{"prompt": t.Prefix, "suffix": t.Suffix,
+			"max_tokens": 48, "temperature": 0, "stop": []string{"\n"}})
+		if err != nil {
+			return result{}, err
+		}
+		return score(t, mode, ans.Text, ans.Seconds, 0, ans.PromptTokens), nil
+	}
 	req := map[string]any{"input_prefix": t.Prefix, "input_suffix": t.Suffix, "prompt": "", "n_predict": 48,
 		"n_indent": t.Indent, "temperature": 0, "samplers": []string{"temperature"}, "stop": []string{"\n"},
 		"cache_prompt": true, "context": mode == "repo" || mode == "both"}
@@ -94,10 +108,16 @@ func ask(url, mode string, t task) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	got := strings.SplitN(ans.Content, "\n", 2)[0]
+	return score(t, mode, ans.Content, ans.Seconds, ans.Timings.CacheN, ans.Timings.PromptN), nil
+}
+
+// score compares the first line of an answer's text with the task's
+// masked line, both without indentation.
+func score(t task, mode, text string, secs float64, cacheN, promptN int) result {
+	got := strings.SplitN(text, "\n", 2)[0]
 	want, have := strings.TrimSpace(t.Target), strings.TrimSpace(got)
 	return result{ID: t.ID, Lang: t.Lang, Mode: mode, Target: t.Target, Got: got, Exact: want == have,
-		EditSim: editSim(want, have), Seconds: ans.Seconds, CacheN: ans.Timings.CacheN, PromptN: ans.Timings.PromptN}, nil
+		EditSim: editSim(want, have), Seconds: secs, CacheN: cacheN, PromptN: promptN}
 }
 
 // editSim is 1 - Levenshtein distance / the longer length, over runes.
