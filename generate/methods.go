@@ -28,6 +28,9 @@ type MethodInfo struct {
 	// Probed: it reads a critical-token probe unless its switches turn
 	// critical-token inference off.
 	Probed bool
+	// Plain: it takes no context sources (generate.New refuses them), so
+	// a default context is not added to it.
+	Plain bool
 	// New builds the method's generator from o (o.Method is Name; the
 	// decoder, the configuration and the context are validated).
 	New func(o Options) (Generator, error)

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -19,14 +20,15 @@ import (
 func (m *Method) RegisterFlags(fs *pflag.FlagSet) {
 	d := DefaultMethod()
 	fs.StringVar(&m.Method, "method", d.Method, "generation method, one of:\n"+strings.TrimSuffix(generate.MethodHelp(), "\n"))
-	fs.BoolVar(&m.Exact, "exact", false, "ACToR as the paper runs it: ranked layout, every prompt prefilled exactly, every token judged (slower; without it ACToR uses --layout stable --kv-reuse --kv-reuse-tail --skip-comments, which cost no measurable pass@k on the dev tasks); with it those flags add one lever at a time")
+	fs.Var(exactFlag{m, fs}, "exact", "ACToR as the paper runs it (--method actor unless --method is given): the authors' prompts, ranked layout, every prompt prefilled exactly, every token judged (slower; without it ACToR uses --layout stable --kv-reuse --kv-reuse-tail --skip-comments, which cost no measurable pass@k on the dev tasks); with it those flags add one lever at a time")
+	fs.Lookup("exact").NoOptDefVal = "true"
 	fs.StringVar(&m.Format, "format", d.Format, "prompt format: authors (the authors' layout: retrieved code as comments under '# file path:'), plain (code under '# file: PATH'), repo (the model's repository format: <|repo_name|>, a <|file_sep|> file per snippet, the target's file last), fim (repo with the target's file as fill-in-the-middle, the code below the function as the suffix) or auto (repo or plain, as the model's special tokens allow; fim is for cursor completion)")
 	fs.BoolVar(&m.InFile, "in-file", false, "show the target file's own code: its imports always, then the code nearest the function (above it, and below it with --format fim) up to --file-tokens")
 	fs.BoolVar(&m.Symbols, "symbols", false, "show the definitions in scope of the target (what its file imports and defines, its class's members; signature and docstring, or whole when short) up to --symbol-tokens, those its signature and docstring mention first")
 	fs.IntVar(&m.FileTokens, "file-tokens", 0, fmt.Sprintf("token budget of --in-file (0: %d)", generate.DefaultFileTokens))
 	fs.IntVar(&m.SymbolTokens, "symbol-tokens", 0, fmt.Sprintf("token budget of --symbols, plus what --in-file left (0: %d)", generate.DefaultSymbolTokens))
 	fs.StringVar(&m.Lookup, "name-lookup", "", "ACToR: at a critical token inside a name, also show the repository's definitions that extend it, resolved through its receiver (self., module., a class): add (before the dense re-query's blocks), only (instead of the re-query) or off")
-	fs.BoolVar(&m.NoContext, "no-context", false, "ACToR without --exact: the authors' prompts (no file code, no definitions, the authors' format) with the levers; by default it adds the context measured best on the dev tasks (--format auto --in-file --indent-guard)")
+	fs.BoolVar(&m.NoContext, "no-context", false, "only what the switches say: the authors' prompts (no file code, no definitions, the authors' format) unless they add context; by default every method but --exact adds the context measured best on the dev tasks (--format auto --in-file --indent-guard)")
 	fs.StringVar(&m.Probe, "probe", "", "critical-token probe file for ACToR (default: the shipped probe of the model, see 'actor generate --help')")
 	fs.StringVar(&m.Name, "name", "", "method name in predictions and traces (ablations with another probe file)")
 	fs.BoolVar(&m.MeanPool, "mean-pool", false, "ACToR ablation: mean-pooled queries instead of the position-aware weights")
@@ -104,3 +106,32 @@ func (m *Method) flagSet() *pflag.FlagSet {
 	m.RegisterFlags(fs)
 	return fs
 }
+
+// exactFlag is --exact: the paper's ACToR, so that it chooses ACToR
+// unless --method was given (the paper's method one flag away from the
+// default).
+type exactFlag struct {
+	m  *Method
+	fs *pflag.FlagSet
+}
+
+func (e exactFlag) String() string {
+	if e.m == nil {
+		return "false"
+	}
+	return strconv.FormatBool(e.m.Exact)
+}
+
+func (e exactFlag) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	e.m.Exact = v
+	if v && !e.fs.Changed("method") {
+		e.m.Method = generate.MethodACToR
+	}
+	return nil
+}
+
+func (e exactFlag) Type() string { return "bool" }

@@ -4,16 +4,18 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"actor/generate"
 )
 
 // TestMethodArgs: a method renders as the flags that give it, --method
 // first and the rest in declaration order (the order of the experiments'
 // committed command lines), and parsing them gives the method back.
 func TestMethodArgs(t *testing.T) {
-	d := DefaultMethod()
-	if got := strings.Join(d.Args(), " "); got != "--method actor" {
+	if got := strings.Join(DefaultMethod().Args(), " "); got != "--method rawprompt" {
 		t.Errorf("DefaultMethod: %q", got)
 	}
+	d := actorMethod()
 	lever := d
 	lever.Exact, lever.Probe, lever.Name, lever.Layout, lever.KVReuse, lever.KVReuseTail, lever.SkipComments =
 		true, "probes/m.probe", "actor-fast", "stable", true, true, true
@@ -44,6 +46,24 @@ func TestMethodArgs(t *testing.T) {
 	for _, bad := range [][]string{{"--layuot", "stable"}, {"--samples", "x"}, {"stray"}} {
 		if _, err := d.ParseArgs(bad); err == nil {
 			t.Errorf("ParseArgs(%q) accepted", bad)
+		}
+	}
+}
+
+// TestExactChoosesACToR: --exact alone is the paper's ACToR; with another
+// method, in either order, it is refused.
+func TestExactChoosesACToR(t *testing.T) {
+	m, err := DefaultMethod().ParseArgs([]string{"--exact"})
+	if err != nil || m.Method != generate.MethodACToR || !m.Exact || m.Validate() != nil {
+		t.Errorf("--exact: %+v, %v", m, err)
+	}
+	for _, args := range [][]string{{"--method", "rawrag", "--exact"}, {"--exact", "--method", "rawprompt"}} {
+		m, err := DefaultMethod().ParseArgs(args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Validate(); err == nil || !strings.Contains(err.Error(), "--exact is the paper's ACToR") {
+			t.Errorf("%q: %v", args, err)
 		}
 	}
 }

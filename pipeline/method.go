@@ -86,8 +86,9 @@ type Method struct {
 	FileTokens   int    `json:",omitempty"`
 	SymbolTokens int    `json:",omitempty"`
 	Lookup       string `json:",omitempty"`
-	// NoContext keeps ACToR without --exact to the authors' prompts
-	// (Resolved otherwise adds the measured context).
+	// NoContext keeps a method to what its switches say: the authors'
+	// prompts unless they add context (Resolved otherwise adds the
+	// measured context, DefaultContext).
 	NoContext bool `json:",omitempty"`
 }
 
@@ -95,28 +96,32 @@ type Method struct {
 // tokens (generate.ModelFormat).
 const FormatAuto = "auto"
 
-// DefaultMethod is ACToR with its measured levers (see Resolved), one
-// sample.
+// DefaultMethod is the configuration measured best on the dev tasks:
+// RawPrompt over the default context (see Resolved), one sample. ACToR
+// is --method actor (over the same context, with its measured levers),
+// and the paper's ACToR --method actor --exact.
 func DefaultMethod() Method {
-	return Method{Method: generate.MethodACToR, Samples: 1, Sigma: retrieve.DefaultSigma,
+	return Method{Method: generate.MethodRawPrompt, Samples: 1, Sigma: retrieve.DefaultSigma,
 		Retries: generate.DefaultConfig.Retries, Budget: retrieve.DefaultBudget.MaxTokens,
 		MaxBlocks: retrieve.DefaultBudget.MaxBlocks, KVCaches: generate.DefaultSessions,
 		Change: string(generate.ChangeOrder)}
 }
 
-// Resolved is the method as it runs, valid if m is. Exact, it is what
-// the switches say, the paper's ranked layout unless another is chosen.
-// Otherwise ACToR takes the levers that cost no measurable pass@k on the
-// dev tasks while bringing its time per token to RawRAG's (BENCHMARKS.md,
-// "ACToR's cost levers"): the stable layout, block and tail KV reuse, and
-// no judging inside # comments; and, unless NoContext, the context
-// measured best on the dev tasks (DefaultContext). Other methods have no
-// levers and show what their switches say (a server started with one has
-// no probe and serves no ACToR).
+// Resolved is the method as it runs, valid if m is. Every method but the
+// paper's exact ACToR shows, unless NoContext, the context measured best
+// on the dev tasks (DefaultContext) besides what its switches add. Exact,
+// ACToR is what the switches say, the paper's ranked layout unless
+// another is chosen. Otherwise ACToR takes the levers that cost no
+// measurable pass@k on the dev tasks while bringing its time per token to
+// RawRAG's (BENCHMARKS.md, "ACToR's cost levers"): the stable layout,
+// block and tail KV reuse, and no judging inside # comments.
 func (m Method) Resolved() Method {
 	if m.Method != generate.MethodACToR || m.Exact {
 		if m.Layout == "" {
 			m.Layout = string(generate.LayoutRanked)
+		}
+		if info, _ := generate.LookupMethod(m.Method); !m.NoContext && !m.Exact && !info.Plain {
+			m = DefaultContext.over(m)
 		}
 		return m
 	}
@@ -133,13 +138,14 @@ func (m Method) Resolved() Method {
 	return m
 }
 
-// DefaultContext is what ACToR without --exact shows besides its blocks:
-// the target file's own code, in the model's own format (FormatAuto: the
-// repository format where the vocabulary has it), with the indent guard.
-// On the dev tasks (results/repoexec-dev-qwen2.5-coder-0.5b-indent/context,
-// n = 5, docs/RESULTS.md) that context lifts every method: RawPrompt over
-// it scores 19.41 % pass@1 against 12.65 % without, ACToR over it 17.94 %
-// (within noise of RawPrompt's, and ahead at pass@5); the definitions in
+// DefaultContext is what every method but the paper's exact ACToR shows
+// besides its blocks: the target file's own code, in the model's own
+// format (FormatAuto: the repository format where the vocabulary has it),
+// with the indent guard. On the dev tasks
+// (results/repoexec-dev-qwen2.5-coder-0.5b-indent/context, n = 5,
+// docs/RESULTS.md) RawPrompt over it scores 19.41 % pass@1 against 12.65 %
+// without, the best measured, and ACToR over it 17.94 % (with
+// Qwen2.5-Coder-1.5B on 20 tasks 32 % against 18 %); the definitions in
 // scope, the name index and name lookup did not add to it.
 var DefaultContext = Method{Format: FormatAuto, InFile: true, IndentGuard: true}
 
@@ -165,6 +171,8 @@ func (m *Method) Validate() error {
 		return generate.UnknownMethod("--method", m.Method)
 	case m.Samples < 1:
 		return fmt.Errorf("-n %d: want at least one sample", m.Samples)
+	case m.Exact && m.Method != generate.MethodACToR:
+		return fmt.Errorf("--exact is the paper's ACToR, not %s's: leave --method out or give --method actor", m.Method)
 	case m.Layout != "" && !slices.Contains(generate.Layouts, generate.Layout(m.Layout)):
 		return fmt.Errorf("--layout %q: want ranked or stable", m.Layout)
 	case !slices.Contains(generate.ChangeRules, generate.ChangeRule(m.Change)):
@@ -192,8 +200,11 @@ func (m *Method) Validate() error {
 }
 
 // contextFor is context for one of the methods: name lookup only for
-// ACToR.
+// ACToR, none for a plain method (generate.MethodInfo.Plain).
 func (m *Method) contextFor(method string, tok *tokenizer.Tokenizer) generate.ContextOptions {
+	if info, _ := generate.LookupMethod(method); info.Plain && method != m.Method {
+		return generate.ContextOptions{}
+	}
 	o := m.context(tok)
 	if method != generate.MethodACToR {
 		o.Lookup = ""

@@ -37,6 +37,10 @@ type Options struct {
 	Log io.Writer
 	// Progress receives index progress bars (nil: none).
 	Progress io.Writer
+	// AllMethods also loads what the other methods need (the model's
+	// probe where it has one, the dense encoder), for a server whose
+	// requests choose their method.
+	AllMethods bool
 }
 
 // Pipeline is a loaded model with what the methods need around it. It
@@ -114,7 +118,16 @@ func (p *Pipeline) open() error {
 			return err
 		}
 	}
-	if m.usesEncoder() {
+	if p.opts.AllMethods && p.Probe == nil && !m.NoInference && m.Entropy == 0 {
+		actor := *m
+		actor.Method = generate.MethodACToR
+		if file, err := actor.ProbeFile(p.ModelName); err != nil {
+			fmt.Fprintf(p.opts.Log, "actor: note: no ACToR (%v)\n", err)
+		} else if p.Probe, err = probe.LoadFor(file, ProbeModelInfo(p.Model, p.Tok)); err != nil {
+			return err
+		}
+	}
+	if m.usesEncoder() || p.opts.AllMethods {
 		p.Enc = p.openEncoder()
 	}
 	return nil
@@ -139,6 +152,10 @@ func (p *Pipeline) openEncoder() retrieve.Encoder {
 		name = DefaultEncoder
 	}
 	warn := func(why string) {
+		if !p.Method.usesEncoder() {
+			fmt.Fprintf(p.opts.Log, "actor: WARNING: %s; the dense methods fall back to BM25 retrieval (recorded with +bm25 in their names)\n", why)
+			return
+		}
 		fmt.Fprintf(p.opts.Log, "actor: WARNING: %s; %s falls back to BM25 retrieval (recorded as method %q in predictions and traces)\n",
 			why, p.Method.Method, p.Method.Method+"+bm25")
 	}
@@ -201,12 +218,19 @@ func (p *Pipeline) Generator(c *generate.Corpus) (generate.Generator, error) {
 func (p *Pipeline) GeneratorWith(c *generate.Corpus, method string, cfg generate.Config) (generate.Generator, error) {
 	m := &p.Method
 	name := ""
-	if method == m.Method {
+	layout, skip := generate.Layout(m.Layout), m.SkipComments
+	switch {
+	case method == m.Method:
 		name = m.Name
+	case method == generate.MethodACToR && !m.Exact:
+		// ACToR asked of a pipeline opened for another method: its
+		// measured levers but block KV reuse, which the decoder was
+		// opened without (a context change is prefilled exactly).
+		layout, skip = generate.LayoutStable, !m.NoInference
 	}
 	return generate.New(generate.Options{Method: method, Decoder: p.Dec, Config: cfg, Corpus: c,
 		Probe: p.Probe, NoInference: m.NoInference, MeanPooling: m.MeanPool, Sigma: m.Sigma, QueryKeepsEnds: m.QueryEnds,
 		Threshold: m.Threshold, FullProbs: m.FullProbs, Name: name, EntropyTrigger: m.Entropy,
-		Layout: generate.Layout(m.Layout), Change: generate.ChangeRule(m.Change), SkipComments: m.SkipComments,
+		Layout: layout, Change: generate.ChangeRule(m.Change), SkipComments: skip,
 		Context: m.contextFor(method, p.Tok)})
 }

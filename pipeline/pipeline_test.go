@@ -14,6 +14,13 @@ import (
 
 var tinyModel = testsupport.Path(testsupport.TinyModels + "/llama_gqa.gguf")
 
+// actorMethod is ACToR with the defaults (its measured levers).
+func actorMethod() Method {
+	m := DefaultMethod()
+	m.Method = generate.MethodACToR
+	return m
+}
+
 func TestMethodValidate(t *testing.T) {
 	cases := []struct {
 		name string
@@ -43,8 +50,11 @@ func TestMethodValidate(t *testing.T) {
 		{"lookup for rawrag", func(m *Method) { m.Method, m.Lookup = generate.MethodRawRAG, "add" }, "--name-lookup is for ACToR"},
 		{"lookup without inference", func(m *Method) { m.NoInference, m.Lookup = true, "only" }, "--name-lookup is for ACToR"},
 	}
+	if m := DefaultMethod(); m.Validate() != nil {
+		t.Errorf("DefaultMethod: %v", m.Validate())
+	}
 	for _, c := range cases {
-		m := DefaultMethod()
+		m := actorMethod()
 		c.edit(&m)
 		err := m.Validate()
 		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
@@ -73,7 +83,7 @@ func TestResolved(t *testing.T) {
 		{"a baseline has none", func(m *Method) { m.Method = generate.MethodRawRAG }, levers{"ranked", false, false, false}},
 	}
 	for _, c := range cases {
-		m := DefaultMethod()
+		m := actorMethod()
 		c.edit(&m)
 		r := m.Resolved()
 		if got := (levers{r.Layout, r.KVReuse, r.KVReuseTail, r.SkipComments}); got != c.want {
@@ -187,7 +197,7 @@ func TestOpenRefusesBadInput(t *testing.T) {
 		t.Error("missing model opened")
 	}
 	// ACToR without a probe for the model names where it looked.
-	_, err := Open(Options{Model: tinyModel, Method: m, Config: generate.DefaultConfig, Engine: engine.Options{Threads: 1}})
+	_, err := Open(Options{Model: tinyModel, Method: actorMethod(), Config: generate.DefaultConfig, Engine: engine.Options{Threads: 1}})
 	if err == nil || !strings.Contains(err.Error(), "no probe for") {
 		t.Errorf("no probe: %v", err)
 	}
@@ -206,14 +216,16 @@ func TestResolvedContext(t *testing.T) {
 		edit func(*Method)
 		want ctx
 	}{
-		{"default", func(*Method) {}, ctx{FormatAuto, true, false, true}},
-		{"exact", func(m *Method) { m.Exact = true }, ctx{"", false, false, false}},
-		{"exact with file code", func(m *Method) { m.Exact, m.InFile = true, true }, ctx{"", true, false, false}},
+		{"default (RawPrompt)", func(*Method) {}, ctx{FormatAuto, true, false, true}},
+		{"ACToR", func(m *Method) { m.Method = generate.MethodACToR }, ctx{FormatAuto, true, false, true}},
+		{"exact", func(m *Method) { m.Method, m.Exact = generate.MethodACToR, true }, ctx{"", false, false, false}},
+		{"exact with file code", func(m *Method) { m.Method, m.Exact, m.InFile = generate.MethodACToR, true, true }, ctx{"", true, false, false}},
 		{"no context", func(m *Method) { m.NoContext = true }, ctx{"", false, false, false}},
+		{"ACToR, no context", func(m *Method) { m.Method, m.NoContext = generate.MethodACToR, true }, ctx{"", false, false, false}},
 		{"no context, switches given", func(m *Method) { m.NoContext, m.Format, m.Symbols = true, "authors", true }, ctx{"authors", false, true, false}},
 		{"a format given", func(m *Method) { m.Format = "repo" }, ctx{"repo", true, false, true}},
 		{"symbols given", func(m *Method) { m.Symbols = true }, ctx{FormatAuto, true, true, true}},
-		{"a baseline", func(m *Method) { m.Method = generate.MethodRawRAG }, ctx{"", false, false, false}},
+		{"a baseline", func(m *Method) { m.Method = generate.MethodRawRAG }, ctx{FormatAuto, true, false, true}},
 	}
 	for _, c := range cases {
 		m := DefaultMethod()

@@ -34,7 +34,7 @@ func TestIdentify(t *testing.T) {
 	repos := filepath.Join(dir, "repos")
 	tasks := []*dataset.Task{{ID: "1", Project: "p1"}, {ID: "2", Project: "p1"}, {ID: "3", Project: "p2"}}
 	m := pipeline.DefaultMethod()
-	m.Probe = probe
+	m.Method, m.Probe = generate.MethodACToR, probe
 	id, err := Identify(model, model, m, []string{b, a}, tasks, repos)
 	if err != nil || id.Model == "" || id.Probe == "" || id.Data == "" || len(id.Sources) != 2 || id.Sources["p1"] == id.Sources["p2"] {
 		t.Fatalf("%+v, %v", id, err)

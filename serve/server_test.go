@@ -56,7 +56,7 @@ func openTiny(t *testing.T, gap float32) (*pipeline.Pipeline, string) {
 		t.Fatal(err)
 	}
 	meth := pipeline.DefaultMethod()
-	meth.Probe, meth.Encoder, meth.Budget, meth.MaxBlocks, meth.FullProbs = file, "none", 60, 2, true
+	meth.Method, meth.Probe, meth.Encoder, meth.Budget, meth.MaxBlocks, meth.FullProbs = generate.MethodACToR, file, "none", 60, 2, true
 	cfg := generate.DefaultConfig
 	cfg.MaxNewTokens = 24
 	p, err := pipeline.Open(pipeline.Options{Model: tinyModel, Engine: engine.Options{Threads: 1}, Method: meth, Config: cfg})
@@ -496,11 +496,12 @@ func TestWatch(t *testing.T) {
 	}
 }
 
-// TestShippedProbeRequest answers one request as a user's server would:
-// the default model, its shipped probe, the dense encoder and the default
-// method on the example repository, greedy. The probe judges, some token
-// is critical with all five members' p, and the answer's context shows
-// the target file's code (the default context) with its source.
+// TestShippedProbeRequest answers one request for ACToR as a user's server
+// would: the default model and method, every method's needs loaded (the
+// shipped probe, the dense encoder), the example repository, greedy. The
+// probe judges, some token is critical with all five members' p, and the
+// answer's context shows the target file's code (the default context)
+// with its source.
 func TestShippedProbeRequest(t *testing.T) {
 	model := testsupport.Model(t, "qwen2.5-coder-0.5b")
 	testsupport.Model(t, pipeline.DefaultEncoder)
@@ -509,14 +510,14 @@ func TestShippedProbeRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, err := pipeline.Open(pipeline.Options{Model: model, Engine: engine.Options{Threads: 2}, Method: pipeline.DefaultMethod(),
-		Config: generate.DefaultConfig})
+		Config: generate.DefaultConfig, AllMethods: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(p.Close)
 	// A loaded machine can take longer than the default request limit.
 	_, ts := newServer(t, p, Config{Repos: []string{repo}, Timeout: 30 * time.Minute})
-	body := `{"repo":"inventory","file":"inventory/report.py","line":11,"temperature":0,"stream":true}`
+	body := `{"repo":"inventory","file":"inventory/report.py","line":11,"method":"actor","temperature":0,"stream":true}`
 	resp, err := http.Post(ts.URL+"/v1/actor/generate", "application/json", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)

@@ -40,8 +40,8 @@ func TestPlans(t *testing.T) {
 		commands int
 		has      []string
 	}{
-		"table1":      {10, []string{"run --benchmark repoexec --data " + s.Data + " --repos REPOS --model " + s.Model + " --temperature 0.6 --seed 0 --trace --no-eval --method rlcoder -n 2 --out " + s.Out + "/runs/rlcoder --task 1,2,3", "bench run --benchmark repoexec --data " + s.Data + " --repos REPOS --predictions " + s.Out + "/runs/actor/predictions.jsonl"}},
-		"cost":        {10, []string{"--method rawprompt -n 2"}},
+		"table1":      {10, []string{"run --benchmark repoexec --data " + s.Data + " --repos REPOS --model " + s.Model + " --temperature 0.6 --seed 0 --trace --no-eval --method rlcoder --no-context -n 2 --out " + s.Out + "/runs/rlcoder --task 1,2,3", "bench run --benchmark repoexec --data " + s.Data + " --repos REPOS --predictions " + s.Out + "/runs/actor/predictions.jsonl"}},
+		"cost":        {10, []string{"--method rawprompt --no-context -n 2"}},
 		"ablations":   {4 + 6 + 6, []string{"probe train --labels LABELS --out " + s.Out + "/probes/no-mismatch.probe --no-mismatch", "--method actor --exact --probe " + s.Out + "/probes/no-attention.probe --name actor-no-attention", "--method actor --exact --no-inference", "--mean-pool", "probe train --labels LABELS --out " + s.Out + "/probes/all-rules.probe"}},
 		"sensitivity": {2 + 2 + 2, []string{"probe train --labels LABELS --out " + s.Out + "/probes/grid-e0.8-i0.05.probe --entropy 0.8 --influence 0.05", "--probe " + s.Out + "/probes/grid-e0.6-i0.05.probe --name actor-grid-e0.6-i0.05"}},
 		"trigger":     {4, []string{"--method actor --exact --entropy-trigger EQUAL_RATE -n 2 --out " + s.Out + "/runs/actor-entropy"}},
@@ -359,7 +359,7 @@ func TestBatchedSamplesShareFoldersAtEqualLanes(t *testing.T) {
 	file := filepath.Join(table1.RunDir(rawprompt.Name), configFile)
 	want, _ := table1.identity(rawprompt)
 	old := want
-	old.Key = append(slices.Clone(want.Key[:len(want.Key)-2]), "--batch-samples", "--method", "rawprompt")
+	old.Key = append(slices.Clone(want.Key[:slices.Index(want.Key, "--method")]), "--batch-samples", "--method", "rawprompt")
 	old.Lanes, old.Version = 0, 1
 	b, _ := json.Marshal(old)
 	os.WriteFile(file, b, 0o644)
@@ -586,19 +586,37 @@ func TestPassValueWaitsForAllTasks(t *testing.T) {
 // switches with --no-context and rewritten; a version-3 record without
 // --no-context is another configuration.
 func TestVersion2RecordMeansOldDefaultContext(t *testing.T) {
-	s := settings(t)
-	p, _ := New("context", s)
+	checkOldRecord(t, "actor-file-sym", []string{"--no-context", "--symbols"}, 2, 3)
+}
+
+// A version-3 record of a baseline (no --no-context: until version 4 the
+// baselines showed only what their switches said) is read as the same
+// switches with --no-context and rewritten; a version-4 record without
+// --no-context is another configuration (the default context).
+func TestVersion3BaselineRecordMeansNoContext(t *testing.T) {
+	checkOldRecord(t, contextReference, []string{"--no-context"}, 3, 4)
+}
+
+// checkOldRecord writes the context experiment's run name a record whose
+// key lacks the flags dropped, once at version old, which claim must read
+// as today's key and rewrite, and once at version newer, which claim must
+// refuse.
+func checkOldRecord(t *testing.T, name string, dropped []string, old, newer int) {
+	t.Helper()
+	p, _ := New("context", settings(t))
 	var r Run
 	for _, x := range p.Runs {
-		if x.Name == "actor-file-sym" {
+		if x.Name == name {
 			r = x
 		}
 	}
 	key := portableKey(p.key(r))
-	if !slices.Contains(key, "--no-context") {
-		t.Fatalf("actor-file-sym's key %q has no --no-context", key)
+	for _, f := range dropped {
+		if !slices.Contains(key, f) {
+			t.Fatalf("%s's key %q has no %s", name, key, f)
+		}
 	}
-	before := slices.DeleteFunc(slices.Clone(key), func(a string) bool { return a == "--no-context" || a == "--symbols" })
+	before := slices.DeleteFunc(slices.Clone(key), func(a string) bool { return slices.Contains(dropped, a) })
 	file := filepath.Join(p.RunDir(r.Name), configFile)
 	os.MkdirAll(p.RunDir(r.Name), 0o755)
 	write := func(c runConfig) {
@@ -607,17 +625,17 @@ func TestVersion2RecordMeansOldDefaultContext(t *testing.T) {
 		b, _ := json.Marshal(c)
 		os.WriteFile(file, b, 0o644)
 	}
-	write(runConfig{Key: before, Version: 2})
+	write(runConfig{Key: before, Version: old})
 	if err := p.claim(r); err != nil {
 		t.Fatal(err)
 	}
 	var now runConfig
 	b, _ := os.ReadFile(file)
 	if err := json.Unmarshal(b, &now); err != nil || now.Version != keyVersion || !slices.Equal(now.Key, key) {
-		t.Errorf("rewritten record: %s (%v)", b, err)
+		t.Errorf("rewritten record: %s (%v), want key %q", b, err, key)
 	}
-	write(runConfig{Key: before, Version: 3})
+	write(runConfig{Key: before, Version: newer})
 	if err := p.claim(r); err == nil || !strings.Contains(err.Error(), "other flags") {
-		t.Errorf("a version-3 record without --no-context: %v", err)
+		t.Errorf("a version-%d record without %v: %v", newer, dropped, err)
 	}
 }

@@ -57,8 +57,10 @@ type runConfig struct {
 // Version 2 moved --batch-samples from the key to Lanes. Version 3 changed
 // ACToR's default context (pipeline.DefaultContext): until then ACToR
 // without --exact or --no-context added --in-file --symbols, which its
-// key now says with --no-context.
-const keyVersion = 3
+// key now says with --no-context. Version 4 gave every method the
+// default context: until then the other methods showed what their switches
+// said, which their keys now say with --no-context.
+const keyVersion = 4
 
 // currentKey reads a recorded key of version v as today's flags would
 // say it.
@@ -67,20 +69,24 @@ func currentKey(key []string, v int) []string {
 		key = slices.DeleteFunc(slices.Clone(key), func(a string) bool { return a == batchFlag })
 	}
 	i := slices.Index(key, "--method")
-	if i < 0 || i+1 >= len(key) || key[i+1] != generate.MethodACToR || slices.Contains(key, "--exact") {
+	if i < 0 || i+1 >= len(key) || slices.Contains(key, "--exact") || slices.Contains(key, "--no-context") {
 		return key
 	}
-	if v < 1 {
+	actor := key[i+1] == generate.MethodACToR
+	switch {
+	case actor && v < 1:
 		return slices.Insert(slices.Clone(key), i+2, "--exact")
-	}
-	if v >= 3 || slices.Contains(key, "--no-context") {
+	case actor && v >= 3, !actor && v >= 4:
 		return key
 	}
-	m, err := pipeline.DefaultMethod().ParseArgs(key[i+2:])
+	m, err := pipeline.DefaultMethod().ParseArgs(key[i:])
 	if err != nil {
 		return key // not a key this actor wrote: it will not match
 	}
-	m.NoContext, m.InFile, m.Symbols = true, true, true
+	m.NoContext = true
+	if actor {
+		m.InFile, m.Symbols = true, true
+	}
 	return append(slices.Clone(key[:i]), m.Args()...)
 }
 

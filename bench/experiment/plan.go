@@ -271,14 +271,17 @@ func New(name string, s Settings) (*Plan, error) {
 // are measured as variants that add them one at a time.
 func exactACToR(probe, name string) pipeline.Method {
 	m := pipeline.DefaultMethod()
-	m.Exact, m.Probe, m.Name = true, probe, name
+	m.Method, m.Exact, m.Probe, m.Name = generate.MethodACToR, true, probe, name
 	return m
 }
 
-// methodSpec is a method with its defaults.
+// methodSpec is a method with its defaults, showing only what its
+// switches say (--no-context): the experiments' configurations name every
+// context source they show, so that their samples do not follow
+// pipeline.DefaultContext.
 func methodSpec(method string) pipeline.Method {
 	m := pipeline.DefaultMethod()
-	m.Method = method
+	m.Method, m.NoContext = method, true
 	return m
 }
 
@@ -421,8 +424,8 @@ const contextReference = "rawprompt-file"
 // ACToR with the name index (one line a name in scope) in place of the
 // definitions.
 //
-// Every ACToR run but the exact one says its context with --no-context
-// and switches, so that its samples do not follow pipeline.DefaultContext.
+// Every run but the exact ACToR says its context with --no-context
+// (methodSpec) and switches.
 func contextRuns(probe string) []Run {
 	const fim, repo, file, sym, index = "--format fim", "--format repo", "--in-file", "--symbols", "--name-index"
 	var runs []Run
@@ -453,14 +456,14 @@ func contextRuns(probe string) []Run {
 		add(m.name+"-fim-file", m.label+", FIM + file", m.name, fim, file)
 		add(m.name+"-fim-file-sym", m.label+", FIM + file + symbols", m.name, fim, file, sym)
 	}
-	add("actor-exact", "ACToR (the paper's, --exact)", "actor", "--exact")
-	add("actor-file-sym", "ACToR + file + symbols", "actor", "--no-context", "--format authors", file, sym, "--name-lookup off")
-	add("actor-file-sym-lookup", "ACToR + file + symbols + name lookup", "actor", "--no-context", "--format authors", file, sym, "--name-lookup add")
-	add("actor-file-index-lookup", "ACToR + file + name index + name lookup", "actor", "--no-context", "--format authors", file, index, "--name-lookup add")
-	add("actor-repo-file", "ACToR, repo format + file", "actor", "--no-context", repo, file, "--name-lookup off")
-	add("actor-repo-file-lookup", "ACToR, repo format + file + name lookup", "actor", "--no-context", repo, file, "--name-lookup add")
-	add("actor-fim-file-sym", "ACToR, FIM + file + symbols", "actor", "--no-context", fim, file, sym, "--name-lookup off")
-	add("actor-fim-file-sym-lookup", "ACToR, FIM + file + symbols + name lookup", "actor", "--no-context", fim, file, sym, "--name-lookup add")
-	add("actor-fim-file-sym-lookup-only", "ACToR, FIM + file + symbols + name lookup only", "actor", "--no-context", fim, file, sym, "--name-lookup only")
+	runs = append(runs, Run{Name: "actor-exact", Label: "ACToR (the paper's, --exact)", Spec: exactACToR(probe, "actor-exact")})
+	add("actor-file-sym", "ACToR + file + symbols", "actor", "--format authors", file, sym, "--name-lookup off")
+	add("actor-file-sym-lookup", "ACToR + file + symbols + name lookup", "actor", "--format authors", file, sym, "--name-lookup add")
+	add("actor-file-index-lookup", "ACToR + file + name index + name lookup", "actor", "--format authors", file, index, "--name-lookup add")
+	add("actor-repo-file", "ACToR, repo format + file", "actor", repo, file, "--name-lookup off")
+	add("actor-repo-file-lookup", "ACToR, repo format + file + name lookup", "actor", repo, file, "--name-lookup add")
+	add("actor-fim-file-sym", "ACToR, FIM + file + symbols", "actor", fim, file, sym, "--name-lookup off")
+	add("actor-fim-file-sym-lookup", "ACToR, FIM + file + symbols + name lookup", "actor", fim, file, sym, "--name-lookup add")
+	add("actor-fim-file-sym-lookup-only", "ACToR, FIM + file + symbols + name lookup only", "actor", fim, file, sym, "--name-lookup only")
 	return runs
 }

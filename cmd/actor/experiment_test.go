@@ -31,7 +31,7 @@ func TestExperimentTable1OnFixture(t *testing.T) {
 	stdout, stderr, code := runActor(t, append(args, "--dry-run")...)
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	if code != 0 || len(lines) != 10 || !strings.HasPrefix(lines[0], "actor run --benchmark repoexec") ||
-		!strings.Contains(lines[0], "--method rawprompt -n 1") || !strings.HasPrefix(lines[9], "actor bench run") {
+		!strings.Contains(lines[0], "--method rawprompt --no-context -n 1") || !strings.HasPrefix(lines[9], "actor bench run") {
 		t.Fatalf("dry run: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	if _, err := os.Stat(out); err == nil {

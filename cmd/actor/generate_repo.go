@@ -60,8 +60,10 @@ members' p(critical) and whether the retrieved context changed. --trace then
 writes one JSON line per sample (every token, p(critical) per member, queries,
 blocks before and after with their source, timings). ACToR's probe defaults to
 <model>.probe in $ACTOR_HOME/probes or ./probes, else the one built into the
-binary. Without --exact, ACToR also shows the target file's own code and the
-definitions in scope (--no-context: the authors' prompts).`
+binary. Every method but ACToR with --exact also shows the target file's own
+code in the model's repository format, with the indent guard (--no-context:
+the authors' prompts); the default, RawPrompt over that context, scored best
+on the development tasks.`
 
 // runRepo writes the target function of a repository with the chosen
 // method, prints it with a summary of what fired, and traces.

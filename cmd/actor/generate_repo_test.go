@@ -72,7 +72,7 @@ func TestGenerateRepoACToR(t *testing.T) {
 	repo := genRepo(t)
 	trace := filepath.Join(t.TempDir(), "trace.jsonl")
 	out, errOut, code := runActor(t, "generate", "--model", tinyModel, "--repo", repo, "--target", "app.py:3",
-		"--probe", constProbeFile(t, 10, 64), "--max-tokens", "8", "--temperature", "0", "--threads", "1",
+		"--method", "actor", "--probe", constProbeFile(t, 10, 64), "--max-tokens", "8", "--temperature", "0", "--threads", "1",
 		"--budget", "100", "--max-blocks", "1", "--trace", trace, "-n", "2")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -96,9 +96,9 @@ func TestGenerateRepoACToR(t *testing.T) {
 }
 
 // ACToR runs with its levers (stable layout, block and tail KV reuse, no
-// judging in comments) and says so in the trace; --exact runs none, and
-// adds one given alone (the levers themselves are tested in package
-// generate).
+// judging in comments) and says so in the trace; --exact (ACToR without
+// --method) runs none, and adds one given alone (the levers themselves are
+// tested in package generate).
 func TestGenerateRepoLevers(t *testing.T) {
 	repo := genRepo(t)
 	probe := constProbeFile(t, 10, 64)
@@ -108,7 +108,7 @@ func TestGenerateRepoLevers(t *testing.T) {
 		args []string
 		want []bool // per lever: named in the notes
 	}{
-		{"default", nil, []bool{true, true, true, true}},
+		{"actor", []string{"--method", "actor"}, []bool{true, true, true, true}},
 		{"exact", []string{"--exact"}, []bool{false, false, false, false}},
 		{"exact with block reuse", []string{"--exact", "--kv-reuse", "--kv-reuse-check"}, []bool{false, true, false, false}},
 	} {
@@ -165,8 +165,9 @@ func TestGenerateRepoBadInput(t *testing.T) {
 		{"line outside a function", []string{"--repo", repo, "--target", "app.py:99", "--method", "rawprompt"}, "app.py"},
 		{"no repo", []string{"--target", "app.py:1"}, "--repo is required"},
 		{"unknown method", []string{"--repo", repo, "--target", "app.py:1", "--method", "magic"}, `--method "magic"`},
-		{"no probe", []string{"--repo", repo, "--target", "app.py:1"}, "give --probe FILE"},
-		{"probe of another model", []string{"--repo", repo, "--target", "app.py:1", "--probe", other}, other},
+		{"no probe", []string{"--repo", repo, "--target", "app.py:1", "--method", "actor"}, "give --probe FILE"},
+		{"probe of another model", []string{"--repo", repo, "--target", "app.py:1", "--method", "actor", "--probe", other}, other},
+		{"exact for a baseline", []string{"--repo", repo, "--target", "app.py:1", "--method", "rawrag", "--exact"}, "--exact is the paper's ACToR"},
 		{"zero samples", []string{"--repo", repo, "--target", "app.py:1", "--probe", probe, "-n", "0"}, "-n 0"},
 		{"unknown layout", []string{"--repo", repo, "--target", "app.py:1", "--probe", probe, "--layout", "sorted"}, `--layout "sorted"`},
 		{"unknown change rule", []string{"--repo", repo, "--target", "app.py:1", "--probe", probe, "--context-change", "any"}, `--context-change "any"`},

@@ -94,8 +94,13 @@ func (f *modelFlags) encoders() func(name string) (retrieve.Encoder, error) {
 // openPipeline loads the model and what method needs, with the CLI's
 // encoder options, warnings on stderr and index bars on a terminal.
 func (f *modelFlags) openPipeline(method pipeline.Method, cfg generate.Config, stderr io.Writer) (*pipeline.Pipeline, error) {
-	return pipeline.Open(pipeline.Options{Model: f.model, Engine: f.engineOptions(), Method: method, Config: cfg,
-		OpenEncoder: f.encoders(), Log: stderr, Progress: progressOn(stderr)})
+	return pipeline.Open(f.pipelineOptions(method, cfg, stderr))
+}
+
+// pipelineOptions are the pipeline options of the model flags.
+func (f *modelFlags) pipelineOptions(method pipeline.Method, cfg generate.Config, stderr io.Writer) pipeline.Options {
+	return pipeline.Options{Model: f.model, Engine: f.engineOptions(), Method: method, Config: cfg,
+		OpenEncoder: f.encoders(), Log: stderr, Progress: progressOn(stderr)}
 }
 
 // quietLogs silences the tensor backend's set-up log (slog at Info)

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"actor/generate"
+	"actor/pipeline"
 	"actor/serve"
 )
 
@@ -95,7 +96,9 @@ func (f *serveFlags) run(cmd *cobra.Command, stderr io.Writer) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	f.startLogs(stderr)
-	pl, err := f.openPipeline(f.Method, generate.DefaultConfig, stderr)
+	opts := f.pipelineOptions(f.Method, generate.DefaultConfig, stderr)
+	opts.AllMethods = true // a request may ask for any method
+	pl, err := pipeline.Open(opts)
 	if err != nil {
 		return err
 	}

@@ -29,7 +29,7 @@ func (echo) Generate(_ context.Context, t retrieve.Target, sample int, _ generat
 
 func init() {
 	if os.Getenv("ACTOR_TEST_ECHO_METHOD") == "1" {
-		generate.Register(generate.MethodInfo{Name: Name, Label: Label, Help: "writes return None (a test method)",
+		generate.Register(generate.MethodInfo{Name: Name, Label: Label, Help: "writes return None (a test method)", Plain: true,
 			New: func(generate.Options) (generate.Generator, error) { return echo{}, nil }})
 	}
 }

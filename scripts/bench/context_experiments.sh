@@ -33,7 +33,7 @@
 #   3. Qwen2.5-Coder-1.5B on the first 20 tasks, n = 5, with the guard,
 #      into OUT15-indent (its Table I folder holds RawPrompt without the
 #      guard, to compare with): RawPrompt + file, the repository format
-#      over it and ACToR over that (the default); then the same three
+#      over it (now the default) and ACToR over that; then the same three
 #      unbatched at n = 1 for seconds per sample against step 2's, for
 #      the choice of default model.
 #   4. the rest of the n = 1 screen, in OUT-screen (OUT-context holds the
