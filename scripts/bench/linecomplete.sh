@@ -1,0 +1,82 @@
+#!/bin/bash
+# Line completion at the cursor on code no one here wrote (issue: editor
+# completions), resumable: every answer is appended to a results file in
+# OUT and skipped when the script runs again.
+#
+#   SRC=DIR scripts/bench/linecomplete.sh [ROUNDS]
+#
+# 1. Fetches the four packages with the registries' own clients into SRC
+#    (once): click 8.1.7 (pip, source distribution), github.com/spf13/cobra
+#    v1.10.2 (go mod download), commander 12.1.0 (npm pack), the crate
+#    semver 1.0.23 (cargo fetch).
+# 2. Prepares 200 masked lines of function bodies per package (seed 1) into
+#    SRC/tasks (the same lines on every machine: prepare is deterministic).
+# 3. Serves the four packages with `actor serve` (the default model,
+#    --method rawprompt --encoder none: the repository's context at the
+#    cursor needs no encoder) and asks, in rounds of 10 lines per language
+#    and mode, so that a stopped run has every cell equally far: none
+#    (llama.cpp's prompt), repo (the server's repository context) and
+#    chunks (llama.vim's ring of chunks of the package's other files).
+# 4. With VENV set to a Python environment holding llama-cpp-python and
+#    its server extras, also asks llama-cpp-python's server on the same
+#    model file the same lines as OpenAI fill-in-the-middle requests, and
+#    actor serve the same (mode completions), for the side-by-side rows.
+# Then prints the report (go run ./scripts/bench/linecomplete report).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+SRC=${SRC:?set SRC to a folder for the packages and tasks}
+OUT=${OUT:-results/linecomplete-qwen2.5-coder-0.5b}
+ACTOR=${ACTOR:-bin/actor}
+MODEL=${MODEL:-qwen2.5-coder-0.5b}
+THREADS=${THREADS:-2}
+rounds=${1:-20}
+mkdir -p "$SRC/tasks" "$OUT"
+lc=$SRC/linecomplete
+go build -o "$lc" ./scripts/bench/linecomplete
+
+fetch() {
+	[ -d "$SRC/click-8.1.7" ] || (cd "$SRC" && pip download click==8.1.7 --no-binary :all: --no-deps -d . -q && tar xzf click-8.1.7.tar.gz)
+	[ -d "$SRC/commander" ] || (cd "$SRC" && npm pack commander@12.1.0 -q >/dev/null && mkdir commander && tar xzf commander-12.1.0.tgz -C commander)
+	if [ ! -d "$SRC/cobra" ]; then
+		dir=$(cd "$(mktemp -d)" && go mod init fetch >/dev/null 2>&1 && go mod download -json github.com/spf13/cobra@v1.10.2 | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
+		cp -r "$dir" "$SRC/cobra" && chmod -R u+w "$SRC/cobra"
+	fi
+	if [ ! -d "$SRC/semver" ]; then
+		tmp=$(mktemp -d) && (cd "$tmp" && cargo new -q fetch && cd fetch && echo 'semver = "=1.0.23"' >>Cargo.toml && cargo fetch -q)
+		cp -r "$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/semver-1.0.23 | head -1)" "$SRC/semver"
+	fi
+}
+fetch
+declare -A dirs=([python]=click-8.1.7 [go]=cobra [javascript]=commander/package [rust]=semver)
+for lang in python go javascript rust; do
+	[ -s "$SRC/tasks/$lang.jsonl" ] || "$lc" prepare -src "$SRC/${dirs[$lang]}" -lang "$lang" -n 200 -seed 1 -out "$SRC/tasks/$lang.jsonl"
+done
+
+wait_up() { for _ in $(seq 1800); do curl -sf "$1/v1/models" >/dev/null && return 0; sleep 1; done; echo "server at $1 did not start" >&2; return 1; }
+"$ACTOR" serve --model "$MODEL" --repo "$SRC/click-8.1.7" --repo "$SRC/cobra" --repo "$SRC/commander/package" --repo "$SRC/semver" \
+	--addr 127.0.0.1:18013 --threads "$THREADS" --method rawprompt --encoder none --cache-reuse 32 --timeout 30m >"$SRC/serve.log" 2>&1 &
+pid=$!
+trap 'kill $pid 2>/dev/null || true' EXIT
+wait_up http://127.0.0.1:18013
+for round in $(seq "$rounds"); do
+	for lang in python go javascript rust; do
+		for mode in none repo chunks; do
+			"$lc" run -tasks "$SRC/tasks/$lang.jsonl" -url http://127.0.0.1:18013 -mode $mode -out "$OUT/$lang-$mode.jsonl" -limit 10
+		done
+	done
+	echo "round $round done ($(date -u +%H:%M:%S))" >&2
+done
+if [ -n "${VENV:-}" ]; then
+	for lang in python go javascript rust; do
+		"$lc" run -tasks "$SRC/tasks/$lang.jsonl" -url http://127.0.0.1:18013 -mode completions -out "$OUT/$lang-completions.jsonl"
+	done
+	kill $pid
+	"$VENV/bin/python" -m llama_cpp.server --model "${ACTOR_HOME:-$HOME/.cache/actor}/models/$MODEL.gguf" --host 127.0.0.1 --port 18014 \
+		--n_threads "$THREADS" --n_threads_batch "$THREADS" --n_ctx 8192 >"$SRC/llamacpp.log" 2>&1 &
+	pid=$!
+	wait_up http://127.0.0.1:18014
+	for lang in python go javascript rust; do
+		"$lc" run -tasks "$SRC/tasks/$lang.jsonl" -url http://127.0.0.1:18014 -mode completions -label llama-cpp-python -out "$OUT/$lang-llama-cpp-python.jsonl"
+	done
+fi
+"$lc" report "$OUT"/*.jsonl
