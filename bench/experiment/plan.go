@@ -416,7 +416,8 @@ const contextReference = "rawprompt-file"
 // the target file's code and the definitions in scope in the authors'
 // layout, the model's repository format and fill in the middle; RawRAG
 // and RepoCoder in the authors' layout and in fill in the middle, without
-// and with that context; ACToR (the paper's, exact) as published, and
+// and with that context, and in the repository format over the file's
+// code; ACToR (the paper's, exact) as published, and
 // ACToR with its levers over the full context in the authors' layout and
 // in fill in the middle, without and with name lookup, and in the model's
 // repository format over the file's code (the best context measured with
@@ -452,6 +453,7 @@ func contextRuns(probe string) []Run {
 	for _, m := range []struct{ name, label string }{{"rawrag", "RawRAG"}, {"repocoder", "RepoCoder"}} {
 		add(m.name, m.label, m.name)
 		add(m.name+"-file-sym", m.label+" + file + symbols", m.name, file, sym)
+		add(m.name+"-repo-file", m.label+", repo format + file", m.name, repo, file)
 		add(m.name+"-fim", m.label+", FIM", m.name, fim)
 		add(m.name+"-fim-file", m.label+", FIM + file", m.name, fim, file)
 		add(m.name+"-fim-file-sym", m.label+", FIM + file + symbols", m.name, fim, file, sym)
