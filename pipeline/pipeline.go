@@ -121,10 +121,13 @@ func (p *Pipeline) open() error {
 	if p.opts.AllMethods && p.Probe == nil && !m.NoInference && m.Entropy == 0 {
 		actor := *m
 		actor.Method = generate.MethodACToR
-		if file, err := actor.ProbeFile(p.ModelName); err != nil {
-			fmt.Fprintf(p.opts.Log, "actor: note: no ACToR (%v)\n", err)
-		} else if p.Probe, err = probe.LoadFor(file, ProbeModelInfo(p.Model, p.Tok)); err != nil {
-			return err
+		file, err := actor.ProbeFile(p.ModelName)
+		if err == nil {
+			p.Probe, err = probe.LoadFor(file, ProbeModelInfo(p.Model, p.Tok))
+		}
+		if err != nil {
+			p.Probe = nil
+			fmt.Fprintf(p.opts.Log, "actor: note: no ACToR on request: %v\n", err)
 		}
 	}
 	if m.usesEncoder() || p.opts.AllMethods {

@@ -92,7 +92,10 @@ func (w *Worker) open(ctx context.Context, sp *runrecord.Spec, task *dataset.Tas
 	}
 	w.Close()
 	m := sp.Method
-	m.Probe = w.Probe
+	// The spec holds the method resolved by the run: its context switches
+	// are complete, so no default context is added again (a spec of an
+	// older coordinator would otherwise change meaning).
+	m.Probe, m.NoContext = w.Probe, true
 	file, err := models.Resolve(w.Model)
 	if err != nil {
 		return err

@@ -116,7 +116,7 @@ func Claim(out string, spec Spec, hasSamples bool, w io.Writer) error {
 			diff = append(diff, fmt.Sprintf("identity.sources.%s: %q → %q", m.Project, m.Recorded, m.Now))
 		}
 		if len(diff) > 0 {
-			return fmt.Errorf("run: %s holds %s samples made otherwise (%s); give the same flags and the same project layout under --repos to continue, or another --out", out, spec.MethodName, strings.Join(diff, "; "))
+			return fmt.Errorf("run: %s holds %s samples made otherwise (%s); give the same flags (and --no-context for a folder of the authors' prompts made before every method showed the default context) and the same project layout under --repos to continue, or another --out", out, spec.MethodName, strings.Join(diff, "; "))
 		}
 		if len(added) == 0 && old.Lanes != 0 {
 			return nil

@@ -110,7 +110,7 @@ func (s *Server) parseInfill(req *infillRequest) (*infillJob, *apiError) {
 		return nil, badRequest("n_predict %d: want -1 (the default) or more", *n)
 	}
 	if req.Actor && (s.p.Probe == nil || !j.context) {
-		return nil, badRequest("actor: ACToR at the cursor needs the repository's context and a server with a probe (actor serve --method actor)")
+		return nil, badRequest("actor: ACToR at the cursor needs the repository's context and a probe for the server's model (shipped, or actor serve --probe FILE)")
 	}
 	if req.NIndent < 0 {
 		return nil, badRequest("n_indent %d: want 0 or more", req.NIndent)

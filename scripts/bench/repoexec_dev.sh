@@ -17,7 +17,11 @@ ACTOR=${ACTOR:-bin/actor}
 THREADS=${THREADS:-2} # ggml threads (decoder and encoder); 1 if the machine is shared
 for m in rawprompt rawrag repocoder rlcoder actor; do
 	echo "=== $m $(date -u +%H:%M:%S)" >&2
-	"$ACTOR" run --benchmark repoexec --data "$DATA" --repos "$REPOS" --method $m -n 1 --threads "$THREADS" --trace \
+	# the methods as published: the authors' prompts (--no-context), the
+	# paper's exact ACToR
+	how=--no-context
+	[ $m = actor ] && how=--exact
+	"$ACTOR" run --benchmark repoexec --data "$DATA" --repos "$REPOS" --method $m $how -n 1 --threads "$THREADS" --trace \
 		--out "$OUT/$m" --python "$PYTHON" "$@"
 done
 "$ACTOR" bench report "$OUT"/rawprompt/eval "$OUT"/rawrag/eval "$OUT"/repocoder/eval "$OUT"/rlcoder/eval "$OUT"/actor/eval \

@@ -15,7 +15,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 actor=${ACTOR:-bin/actor}
 wait_up() { for _ in $(seq 600); do curl -sf "$1/v1/models" >/dev/null && return 0; sleep 0.2; done; echo "server at $1 did not start" >&2; return 1; }
 for r in $(seq "$rounds"); do
-  "$actor" serve --model "$model" --repo examples/inventory --addr 127.0.0.1:18181 --threads 1 --queue 64 --method rawprompt >/dev/null 2>&1 &
+  "$actor" serve --model "$model" --repo examples/inventory --addr 127.0.0.1:18181 --threads 1 --queue 64 --method rawprompt --encoder none >/dev/null 2>&1 &
   pid=$!
   wait_up http://127.0.0.1:18181
   echo -n "actor serve, round $r: "
