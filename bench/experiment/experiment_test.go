@@ -293,14 +293,7 @@ func TestVersion0RecordMeansExactACToR(t *testing.T) {
 		t.Fatalf("ACToR's key %q has no --exact after --method actor", key)
 	}
 	before := slices.Delete(slices.Clone(key), i, i+1)
-	file := filepath.Join(p.RunDir(r.Name), configFile)
-	os.MkdirAll(p.RunDir(r.Name), 0o755)
-	write := func(c runConfig) {
-		want, _ := p.identity(r)
-		c.DataSHA256, c.ProbeSHA256 = want.DataSHA256, want.ProbeSHA256
-		b, _ := json.Marshal(c)
-		os.WriteFile(file, b, 0o644)
-	}
+	file, write := recordWriter(p, r)
 	write(runConfig{Key: before})
 	if err := p.claim(r); err != nil {
 		t.Fatal(err)
@@ -617,14 +610,7 @@ func checkOldRecord(t *testing.T, name string, dropped []string, old, newer int)
 		}
 	}
 	before := slices.DeleteFunc(slices.Clone(key), func(a string) bool { return slices.Contains(dropped, a) })
-	file := filepath.Join(p.RunDir(r.Name), configFile)
-	os.MkdirAll(p.RunDir(r.Name), 0o755)
-	write := func(c runConfig) {
-		want, _ := p.identity(r)
-		c.DataSHA256, c.ProbeSHA256 = want.DataSHA256, want.ProbeSHA256
-		b, _ := json.Marshal(c)
-		os.WriteFile(file, b, 0o644)
-	}
+	file, write := recordWriter(p, r)
 	write(runConfig{Key: before, Version: old})
 	if err := p.claim(r); err != nil {
 		t.Fatal(err)
@@ -637,5 +623,19 @@ func checkOldRecord(t *testing.T, name string, dropped []string, old, newer int)
 	write(runConfig{Key: before, Version: newer})
 	if err := p.claim(r); err == nil || !strings.Contains(err.Error(), "other flags") {
 		t.Errorf("a version-%d record without %v: %v", newer, dropped, err)
+	}
+}
+
+// recordWriter returns run r's record file and a function writing c there
+// with the run's current data and probe digests (what an older actor
+// would have recorded besides the key and version).
+func recordWriter(p *Plan, r Run) (string, func(runConfig)) {
+	file := filepath.Join(p.RunDir(r.Name), configFile)
+	os.MkdirAll(p.RunDir(r.Name), 0o755)
+	return file, func(c runConfig) {
+		want, _ := p.identity(r)
+		c.DataSHA256, c.ProbeSHA256 = want.DataSHA256, want.ProbeSHA256
+		b, _ := json.Marshal(c)
+		os.WriteFile(file, b, 0o644)
 	}
 }
