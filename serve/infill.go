@@ -64,8 +64,12 @@ const (
 	// defaultPredict is the token limit when the request sets none (or
 	// -1), and the room kept for it when the prompt's context is cut.
 	defaultPredict = 128
-	// infillBatch divides the prompt as llama.cpp's default batch does.
-	infillBatch = engine.DefaultBatchSize
+	// infillBatch divides the prompt as llama.cpp's server does with its
+	// default logical batch (n_batch 2048): three quarters of it for the
+	// text above the cursor, a quarter for the text below, so a request
+	// gets llama.cpp's prompt. (The forward passes still take
+	// engine.DefaultBatchSize tokens at a time.)
+	infillBatch = 2048
 )
 
 // samplerNames are the llama.cpp sampler names accepted in samplers; the

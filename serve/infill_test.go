@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -255,6 +256,29 @@ func TestInfillPromptCache(t *testing.T) {
 	_, b := call(t, "POST", ts.URL+"/infill", req("    x = "))
 	if tm := decodeObject(t, b)["timings"].(map[string]any); tm["prompt_n"] != float64(1) || computed(s)-c0 != 1 {
 		t.Errorf("back to the first prompt: %v computed (the sessions %d), %v cached", tm["prompt_n"], computed(s)-c0, tm["cache_n"])
+	}
+}
+
+// TestInfillCutsAsLlamaCpp: the text around the cursor is cut as
+// llama.cpp's server cuts it with its default n_batch of 2048: the last
+// 1536 tokens above the cursor, and below it 512 less two less the
+// cursor line's tokens.
+func TestInfillCutsAsLlamaCpp(t *testing.T) {
+	s, _ := qwenServer(t, Config{})
+	long := strings.Repeat("    total += values[i] * weights[i]\n", 400)
+	off := false
+	j, e := s.parseInfill(&infillRequest{InputPrefix: long, Prompt: "    total", InputSuffix: long, Context: &off})
+	if e != nil {
+		t.Fatal(e.Message)
+	}
+	p, _, err := s.infillPrompt(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fim, middle := s.p.Tok.FIM(), len(s.p.Tok.Encode("    total", false))
+	pre, suf, mid := slices.Index(p.IDs, fim.Prefix), slices.Index(p.IDs, fim.Suffix), slices.Index(p.IDs, fim.Middle)
+	if above, below := suf-pre-1-middle, mid-suf-1; above != 1536 || below != 512-2-middle || !p.Truncated {
+		t.Errorf("%d tokens above the cursor, %d below (truncated %v): want 1536 and %d", above, below, p.Truncated, 512-2-middle)
 	}
 }
 
