@@ -7,6 +7,7 @@ package infill
 
 import (
 	"errors"
+	"strings"
 
 	"actor/tokenizer"
 )
@@ -91,15 +92,8 @@ func Layout(tok *tokenizer.Tokenizer, in Input, chunks []Chunk, b Budget) (Promp
 		return Prompt{}, ErrNoFIM
 	}
 	var p Prompt
-	prefix := tok.Encode(in.Prefix, false)
-	middle := tok.Encode(in.Middle, false)
-	suffix := tok.Encode(in.Suffix, false)
-	if n := max(0, b.Prefix); len(prefix) > n {
-		prefix, p.Truncated = prefix[len(prefix)-n:], true
-	}
-	if n := max(0, b.Suffix-2-len(middle)); len(suffix) > n {
-		suffix, p.Truncated = suffix[:n], true
-	}
+	prefix, middle, suffix, cutPrefix, cutSuffix := cut(tok, in, b)
+	p.Truncated = cutPrefix || cutSuffix
 	var head, file []int32
 	encoded := make([][]int32, len(chunks))
 	if fim.Repository() {
@@ -144,4 +138,43 @@ func Layout(tok *tokenizer.Tokenizer, in Input, chunks []Chunk, b Budget) (Promp
 	ids = append(append(ids, suffix...), fim.Middle)
 	p.IDs = ids
 	return p, nil
+}
+
+// cut encodes the text around the cursor as a prompt with budget b keeps
+// it (llama.cpp's cut): the end of the prefix, the cursor line's text, the
+// start of the suffix, which shares its bound with the cursor line's
+// text and the two tokens around the suffix. cutPrefix and cutSuffix say
+// whether each was cut.
+func cut(tok *tokenizer.Tokenizer, in Input, b Budget) (prefix, middle, suffix []int32, cutPrefix, cutSuffix bool) {
+	prefix = tok.Encode(in.Prefix, false)
+	middle = tok.Encode(in.Middle, false)
+	suffix = tok.Encode(in.Suffix, false)
+	if n := max(0, b.Prefix); len(prefix) > n {
+		prefix, cutPrefix = prefix[len(prefix)-n:], true
+	}
+	if n := max(0, b.Suffix-2-len(middle)); len(suffix) > n {
+		suffix, cutSuffix = suffix[:n], true
+	}
+	return prefix, middle, suffix, cutPrefix, cutSuffix
+}
+
+// Shown narrows a cursor to the editor's text a prompt with budget b
+// shows (middle is the cursor line's text up to the cursor): where the
+// prefix or the suffix is cut, the part kept, and the whole lines of the
+// file it holds. The repository's context leaves out what the prompt
+// shows; lines the editor sent but the prompt cut are not shown.
+func (c Cursor) Shown(tok *tokenizer.Tokenizer, middle string, b Budget) Cursor {
+	prefix, _, suffix, cutPrefix, cutSuffix := cut(tok, Input{Prefix: c.Prefix, Middle: middle, Suffix: c.Suffix}, b)
+	if cutPrefix {
+		// the first line kept is cut: it is not shown whole
+		c.Prefix = tok.Decode(prefix)
+		c.Above = max(0, strings.Count(c.Prefix, "\n")-1)
+	}
+	if cutSuffix {
+		// the cursor line's end is the first newline; the last line kept
+		// is cut
+		c.Suffix = tok.Decode(suffix)
+		c.Below = max(0, strings.Count(c.Suffix, "\n")-1)
+	}
+	return c
 }

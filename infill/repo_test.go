@@ -1,6 +1,7 @@
 package infill
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -189,6 +190,53 @@ func TestRequery(t *testing.T) {
 	}
 	if kept, _ := r.Context(tok, c, DefaultContextBudget); has(kept, "func Distance") {
 		t.Error("Requery's context was kept for the region")
+	}
+}
+
+// TestShownContext: lines the editor sent that the prompt cuts are not
+// shown, so the repository's context may hold them: a helper far above
+// the cursor, in the same file, comes back as a definition when the
+// prompt's prefix budget cuts it, not when the prompt shows it.
+func TestShownContext(t *testing.T) {
+	tok := qwen(t)
+	var src strings.Builder
+	src.WriteString("package geo\n\n// scale converts feet to metres.\nfunc scale(v float64) float64 {\n\treturn v * 0.3048\n}\n\n" +
+		"// Total sums the legs in metres.\nfunc Total(legs []float64) float64 {\n\ttotal := 0.0\n")
+	for i := range 80 {
+		fmt.Fprintf(&src, "\tlegs[%d] = scale(legs[%d])\n", i, i)
+	}
+	src.WriteString("\tfor _, l := range legs {\n\t\ttotal += l\n\t}\n\treturn total\n}\n")
+	files := map[string][]byte{"geo/route.go": []byte(src.String())}
+	line := 10 + 80 + 1
+	prefix, suffix := around(files["geo/route.go"], line)
+	whole := Cursor{Path: "geo/route.go", Line: line, Prefix: prefix, Suffix: suffix,
+		Above: strings.Count(prefix, "\n"), Below: strings.Count(suffix, "\n")}
+	if got := whole.Shown(tok, "", BatchBudget(2048, 4096, 128)); got != whole {
+		t.Errorf("nothing is cut, yet the cursor changed: %+v", got)
+	}
+	shown := whole.Shown(tok, "\t", Budget{Prefix: 200, Suffix: 12})
+	if !strings.HasSuffix(prefix, shown.Prefix) || len(tok.Encode(shown.Prefix, false)) != 200 ||
+		shown.Above != strings.Count(shown.Prefix, "\n")-1 || shown.Above >= whole.Above {
+		t.Errorf("prefix kept: %d lines shown of %d, %q", shown.Above, whole.Above, shown.Prefix)
+	}
+	if !strings.HasPrefix(suffix, shown.Suffix) || shown.Below != strings.Count(shown.Suffix, "\n")-1 || shown.Below >= whole.Below {
+		t.Errorf("suffix kept: %d lines shown of %d, %q", shown.Below, whole.Below, shown.Suffix)
+	}
+	helper := func(c Cursor) bool {
+		r := NewRepository("geo", files, symbols.New(files)) // a new one: contexts are kept per region
+		chunks, err := r.Context(tok, c, DefaultContextBudget)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ch := range chunks {
+			if strings.Contains(ch.Text, "func scale(v float64) float64 {") {
+				return true
+			}
+		}
+		return false
+	}
+	if helper(whole) || !helper(shown) {
+		t.Errorf("the helper in the context: shown whole %v, cut %v; want false, true", helper(whole), helper(shown))
 	}
 }
 

@@ -90,6 +90,7 @@ func (s *Server) infillPrompt(j *infillJob) (infill.Prompt, *cursorContext, erro
 	}
 	if found {
 		cc.found, cc.in.Path = true, cc.cur.Path
+		cc.cur = cc.cur.Shown(s.p.Tok, j.input.Middle, s.infillBudget())
 		var err error
 		if cc.shown, err = cc.rp.cursorRepository(s).Context(s.p.Tok, cc.cur, s.cfg.Context); err != nil {
 			return infill.Prompt{}, nil, err
