@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"actor/internal/testsupport"
 )
 
 func TestEditSim(t *testing.T) {
@@ -105,5 +107,33 @@ func TestRunCompletions(t *testing.T) {
 	}
 	if len(res) != 2 || !res[0].Exact || res[1].Exact || res[0].Mode != "other-server" || res[0].PromptN != 17 {
 		t.Fatalf("results %+v: want the first exact, the second not, mode other-server, 17 prompt tokens", res)
+	}
+}
+
+// TestCountNames works one masked line by hand: `return sum / unitFactor`
+// needs return and unitFactor, which the text around it lacks; the
+// repository's context shows Scale (named in the line above), whose body
+// holds both; the editor's one chunk holds return only.
+func TestCountNames(t *testing.T) {
+	tok, err := modelTokenizer(testsupport.Model(t, "qwen2.5-coder-0.5b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{
+		"a.go": []byte("package a\n\nfunc Total(xs []float64) float64 {\n\tsum := 0.0\n\tfor _, x := range xs {\n\t\tsum += Scale(x)\n\t}\n\treturn sum / unitFactor\n}\n"),
+		"b.go": []byte("package a\n\nconst unitFactor = 0.3048\n\n// Scale converts feet.\nfunc Scale(v float64) float64 { return v * unitFactor }\n"),
+	}
+	lines := strings.SplitAfter(string(files["a.go"]), "\n")
+	k := task{ID: "a.go:8", Lang: "go", Path: "a.go", Line: 8, Target: strings.TrimSuffix(lines[7], "\n"),
+		Prefix: strings.Join(lines[:7], ""), Suffix: "\n" + strings.Join(lines[8:], ""),
+		Chunks: []chunk{{Filename: "c.go", Text: "func Nothing() error {\n\treturn nil\n}\n"}}}
+	c, err := countNames(tok, files, []task{k})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := nameCounts{lines: 1, needing: 1, needed: 2, inPackage: 2, inRepo: 2, inChunks: 1}
+	c.repoTokens, c.chunkTokens = 0, 0
+	if c != want {
+		t.Errorf("counts %+v, want %+v", c, want)
 	}
 }

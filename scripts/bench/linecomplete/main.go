@@ -9,6 +9,7 @@
 //	go run ./scripts/bench/linecomplete prepare -src DIR -lang go -n 200 -out TASKS.jsonl
 //	go run ./scripts/bench/linecomplete run -tasks TASKS.jsonl -url http://127.0.0.1:8012 -mode repo -out RESULTS.jsonl
 //	go run ./scripts/bench/linecomplete report RESULTS.jsonl...
+//	go run ./scripts/bench/linecomplete names -src DIR -tasks TASKS.jsonl
 //
 // prepare picks lines of at least 10 characters inside function bodies
 // (codesrc.Definitions), the same ones for a seed, and for each file the
@@ -43,7 +44,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: linecomplete prepare|run|report ...")
+		fmt.Fprintln(os.Stderr, "usage: linecomplete prepare|run|report|names ...")
 		os.Exit(2)
 	}
 	var err error
@@ -54,6 +55,8 @@ func main() {
 		err = run(os.Args[2:])
 	case "report":
 		err = report(os.Args[2:])
+	case "names":
+		err = names(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}
