@@ -14,13 +14,16 @@
 # 3. Serves the four packages with `actor serve` (the default model,
 #    --method rawprompt --encoder none: the repository's context at the
 #    cursor needs no encoder) and asks, in rounds of 10 lines per language
-#    and mode, so that a stopped run has every cell equally far: none
+#    and mode (blocks of 10 neighbouring lines in a fixed shuffled order:
+#    a stopped run has lines from the whole package, every cell equally
+#    far, and neighbouring lines share the server's cache): none
 #    (llama.cpp's prompt), repo (the server's repository context) and
 #    chunks (llama.vim's ring of chunks of the package's other files).
 # 4. With VENV set to a Python environment holding llama-cpp-python and
 #    its server extras, also asks llama-cpp-python's server on the same
-#    model file the same lines as OpenAI fill-in-the-middle requests, and
-#    actor serve the same (mode completions), for the side-by-side rows.
+#    model file the first SIDE lines (default 50) of each language as
+#    OpenAI fill-in-the-middle requests, and actor serve the same (mode
+#    completions), for the side-by-side rows.
 # Then prints the report (go run ./scripts/bench/linecomplete report).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -29,6 +32,7 @@ OUT=${OUT:-results/linecomplete-qwen2.5-coder-0.5b}
 ACTOR=${ACTOR:-bin/actor}
 MODEL=${MODEL:-qwen2.5-coder-0.5b}
 THREADS=${THREADS:-2}
+SIDE=${SIDE:-50}
 rounds=${1:-20}
 mkdir -p "$SRC/tasks" "$OUT"
 lc=$SRC/linecomplete
@@ -61,14 +65,14 @@ wait_up http://127.0.0.1:18013
 for round in $(seq "$rounds"); do
 	for lang in python go javascript rust; do
 		for mode in none repo chunks; do
-			"$lc" run -tasks "$SRC/tasks/$lang.jsonl" -url http://127.0.0.1:18013 -mode $mode -out "$OUT/$lang-$mode.jsonl" -limit 10
+			"$lc" run -tasks "$SRC/tasks/$lang.jsonl" -url http://127.0.0.1:18013 -mode $mode -out "$OUT/$lang-$mode.jsonl" -limit 10 -block 10
 		done
 	done
 	echo "round $round done ($(date -u +%H:%M:%S))" >&2
 done
 if [ -n "${VENV:-}" ]; then
 	for lang in python go javascript rust; do
-		"$lc" run -tasks "$SRC/tasks/$lang.jsonl" -url http://127.0.0.1:18013 -mode completions -out "$OUT/$lang-completions.jsonl"
+		"$lc" run -tasks "$SRC/tasks/$lang.jsonl" -url http://127.0.0.1:18013 -mode completions -out "$OUT/$lang-completions.jsonl" -block 10 -first "$SIDE"
 	done
 	kill $pid
 	"$VENV/bin/python" -m llama_cpp.server --model "${ACTOR_HOME:-$HOME/.cache/actor}/models/$MODEL.gguf" --host 127.0.0.1 --port 18014 \
@@ -76,7 +80,7 @@ if [ -n "${VENV:-}" ]; then
 	pid=$!
 	wait_up http://127.0.0.1:18014
 	for lang in python go javascript rust; do
-		"$lc" run -tasks "$SRC/tasks/$lang.jsonl" -url http://127.0.0.1:18014 -mode completions -label llama-cpp-python -out "$OUT/$lang-llama-cpp-python.jsonl"
+		"$lc" run -tasks "$SRC/tasks/$lang.jsonl" -url http://127.0.0.1:18014 -mode completions -label llama-cpp-python -out "$OUT/$lang-llama-cpp-python.jsonl" -block 10 -first "$SIDE"
 	done
 fi
 "$lc" report "$OUT"/*.jsonl

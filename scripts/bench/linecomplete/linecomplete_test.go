@@ -108,6 +108,16 @@ func TestRunCompletions(t *testing.T) {
 	if len(res) != 2 || !res[0].Exact || res[1].Exact || res[0].Mode != "other-server" || res[0].PromptN != 17 {
 		t.Fatalf("results %+v: want the first exact, the second not, mode other-server, 17 prompt tokens", res)
 	}
+	// -first 1: the first task only, however often run
+	one := filepath.Join(dir, "one.jsonl")
+	for range 2 {
+		if err := run([]string{"-tasks", tasks, "-url", srv.URL, "-mode", "completions", "-first", "1", "-out", one}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if res, _ := readLines[result](one); len(res) != 1 || res[0].ID != "a.go:5" {
+		t.Errorf("-first 1: results %+v", res)
+	}
 }
 
 // TestCountNames works one masked line by hand: `return sum / unitFactor`
@@ -135,5 +145,35 @@ func TestCountNames(t *testing.T) {
 	c.repoTokens, c.chunkTokens = 0, 0
 	if c != want {
 		t.Errorf("counts %+v, want %+v", c, want)
+	}
+}
+
+// TestBlockOrder keeps blocks of consecutive tasks whole, takes every
+// task once, in an order that is not the tasks' and is the same each time.
+func TestBlockOrder(t *testing.T) {
+	var tasks []task
+	for i := range 95 {
+		tasks = append(tasks, task{ID: fmt.Sprint(i)})
+	}
+	got := blockOrder(tasks, 10)
+	var ids []string
+	prev := -1
+	for i, k := range got {
+		ids = append(ids, k.ID)
+		var n int
+		fmt.Sscan(k.ID, &n)
+		// a task follows its predecessor, or starts a block after a block's end
+		if n != prev+1 && (n%10 != 0 || prev >= 0 && prev%10 != 9 && prev != 94) {
+			t.Errorf("position %d holds task %d after %d: a block was cut", i, n, prev)
+		}
+		prev = n
+	}
+	seen := map[string]bool{}
+	for _, id := range ids {
+		seen[id] = true
+	}
+	again := blockOrder(tasks, 10)
+	if len(got) != 95 || len(seen) != 95 || got[0].ID == "0" && got[10].ID == "10" || again[0].ID != got[0].ID || again[50].ID != got[50].ID {
+		t.Errorf("order %v", ids)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
@@ -37,6 +38,8 @@ func run(args []string) error {
 	out := fs.String("out", "", "results file (JSON lines; appended, done tasks skipped)")
 	limit := fs.Int("limit", 0, "stop after this many new tasks (0: all)")
 	label := fs.String("label", "", "the results' mode column (default: the mode), to tell servers apart in one report")
+	block := fs.Int("block", 0, "ask in blocks of this many consecutive lines, the blocks in a fixed shuffled order, so that a stopped run has lines from the whole package and neighbouring lines still share the server's cache (0: the tasks' order)")
+	first := fs.Int("first", 0, "ask only the first this many tasks (in the -block order) and no others, however often run (0: all)")
 	fs.Parse(args)
 	if *tasksFile == "" || *out == "" {
 		return errors.New("run: give -tasks and -out")
@@ -47,6 +50,12 @@ func run(args []string) error {
 	tasks, err := readLines[task](*tasksFile)
 	if err != nil {
 		return err
+	}
+	if *block > 0 {
+		tasks = blockOrder(tasks, *block)
+	}
+	if *first > 0 && len(tasks) > *first {
+		tasks = tasks[:*first]
 	}
 	done := map[string]bool{}
 	if old, err := readLines[result](*out); err == nil {
@@ -85,6 +94,18 @@ func run(args []string) error {
 	}
 	fmt.Fprintf(os.Stderr, "%d new results, %d before\n", n, len(done))
 	return nil
+}
+
+// blockOrder cuts tasks into blocks of n consecutive ones and returns
+// them block by block in a shuffled order, the same on every call.
+func blockOrder(tasks []task, n int) []task {
+	var blocks [][]task
+	for i := 0; i < len(tasks); i += n {
+		blocks = append(blocks, tasks[i:min(i+n, len(tasks))])
+	}
+	rng := rand.New(rand.NewPCG(1, 7))
+	rng.Shuffle(len(blocks), func(i, j int) { blocks[i], blocks[j] = blocks[j], blocks[i] })
+	return slices.Concat(blocks...)
 }
 
 // ask sends one task as llama.vscode would (or, in mode completions, as
