@@ -22,7 +22,10 @@
 // completions (POST /v1/completions with the suffix and no context, which
 // llama-cpp-python's server answers too; -label names such a run in the
 // report). run appends one line per task and skips the tasks its output
-// already has.
+// already has; -block asks blocks of neighbouring lines in a fixed
+// shuffled order, -first only the first tasks of that order. names
+// measures, without the model, whether the repository's context and the
+// editor's chunks hold the names the masked lines need.
 package main
 
 import (
