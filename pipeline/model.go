@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"actor/engine"
+	"actor/gguf"
 	"actor/internal/atomicfile"
 	"actor/models"
 	"actor/probe"
@@ -33,6 +34,21 @@ func OpenModel(name string, opts engine.Options) (*engine.Model, *tokenizer.Toke
 		return nil, nil, err
 	}
 	return m, tok, nil
+}
+
+// OpenTokenizer resolves a model argument as OpenModel does and reads
+// only its tokenizer, from the GGUF metadata (not the weights): for
+// commands that count or show tokens without decoding.
+func OpenTokenizer(name string) (*tokenizer.Tokenizer, error) {
+	path, err := models.Resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	f, err := gguf.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	return tokenizer.FromGGUF(f)
 }
 
 // ProbeModelInfo is what a probe file records of the model it was trained

@@ -77,7 +77,7 @@ stay under --budget; a block that does not fit is skipped, at most
 			if f.layout != "actor" && f.layout != "repocoder" {
 				return fmt.Errorf("--layout %q: want actor or repocoder", f.layout)
 			}
-			tok, err := loadTokenizer(f.model)
+			tok, err := pipeline.OpenTokenizer(f.model)
 			if err != nil {
 				return err
 			}

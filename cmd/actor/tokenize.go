@@ -6,9 +6,8 @@ import (
 	"io"
 	"os"
 
-	"actor/gguf"
 	"actor/models"
-	"actor/tokenizer"
+	"actor/pipeline"
 
 	"github.com/spf13/cobra"
 )
@@ -58,7 +57,7 @@ func (f *tokenizeFlags) run(stdin io.Reader, stdout io.Writer, args []string) er
 	if err != nil {
 		return fmt.Errorf("tokenize: %w", err)
 	}
-	tok, err := loadTokenizer(f.model)
+	tok, err := pipeline.OpenTokenizer(f.model)
 	if err != nil {
 		return err
 	}
@@ -91,17 +90,4 @@ func (f *tokenizeFlags) run(stdin io.Reader, stdout io.Writer, args []string) er
 	}
 	fmt.Fprintln(stdout)
 	return nil
-}
-
-// loadTokenizer opens a model's tokenizer from its GGUF metadata (not its weights).
-func loadTokenizer(model string) (*tokenizer.Tokenizer, error) {
-	path, err := models.Resolve(model)
-	if err != nil {
-		return nil, err
-	}
-	f, err := gguf.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	return tokenizer.FromGGUF(f)
 }

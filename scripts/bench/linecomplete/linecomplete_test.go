@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"actor/internal/testsupport"
+	"actor/pipeline"
 )
 
 func TestEditSim(t *testing.T) {
@@ -125,7 +126,7 @@ func TestRunCompletions(t *testing.T) {
 // repository's context shows Scale (named in the line above), whose body
 // holds both; the editor's one chunk holds return only.
 func TestCountNames(t *testing.T) {
-	tok, err := modelTokenizer(testsupport.Model(t, "qwen2.5-coder-0.5b"))
+	tok, err := pipeline.OpenTokenizer(testsupport.Model(t, "qwen2.5-coder-0.5b"))
 	if err != nil {
 		t.Fatal(err)
 	}

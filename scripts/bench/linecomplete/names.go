@@ -8,10 +8,8 @@ import (
 	"strings"
 
 	"actor/codesrc"
-	"actor/gguf"
 	"actor/index"
 	"actor/infill"
-	"actor/models"
 	"actor/pipeline"
 	"actor/symbols"
 	"actor/tokenizer"
@@ -38,7 +36,7 @@ func names(args []string) error {
 	if *src == "" || *tasksFile == "" {
 		return errors.New("names: give -src and -tasks")
 	}
-	tok, err := modelTokenizer(*model)
+	tok, err := pipeline.OpenTokenizer(*model)
 	if err != nil {
 		return err
 	}
@@ -211,17 +209,4 @@ func pct(a, b int) float64 {
 		return 0
 	}
 	return 100 * float64(a) / float64(b)
-}
-
-// modelTokenizer reads the tokenizer of a model (a name or a GGUF path).
-func modelTokenizer(nameOrPath string) (*tokenizer.Tokenizer, error) {
-	path, err := models.Resolve(nameOrPath)
-	if err != nil {
-		return nil, err
-	}
-	g, err := gguf.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	return tokenizer.FromGGUF(g)
 }
