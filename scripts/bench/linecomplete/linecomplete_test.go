@@ -71,6 +71,17 @@ func TestProse(t *testing.T) {
 	}
 }
 
+func TestInBackticks(t *testing.T) {
+	lines := []string{"func F() string {", "\ts := `one line`", "\t// a `quote", "\treturn `#!/bin/sh", "echo `x`", "done`", "}"}
+	got := inBackticks(lines)
+	want := []bool{false, false, false, true, true, true, false}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("line %d %q: %v", i, lines[i], got[i])
+		}
+	}
+}
+
 // TestRunCompletions asks a stand-in server in mode completions: the
 // prefix and suffix go out as prompt and suffix, the answer's first line
 // is scored, the label names the mode, and a second run skips what the

@@ -12,7 +12,8 @@
 //	go run ./scripts/bench/linecomplete names -src DIR -tasks TASKS.jsonl
 //
 // prepare picks lines of at least 10 characters inside function bodies
-// (codesrc.Definitions), the same ones for a seed, and for each file the
+// (codesrc.Definitions; not comments, docstrings or the lines of a
+// multi-line backtick string), the same ones for a seed, and for each file the
 // editor's chunks llama.vim would have gathered from files visited before
 // (its ring, the same for every line of the file): 16 chunks of up to 32
 // lines of the package's other files, chosen by the seed. run's modes:
@@ -135,9 +136,13 @@ func prepare(args []string) error {
 			if d.Kind != "function" && d.Kind != "method" && d.Kind != "constructor" {
 				continue
 			}
-			inside := prose(lines[d.Start-1 : min(d.End, len(lines))])
+			body := lines[d.Start-1 : min(d.End, len(lines))]
+			inside, str := prose(body), make([]bool, len(body))
+			if l.Name == "go" || l.Name == "javascript" || l.Name == "typescript" {
+				str = inBackticks(body)
+			}
 			for ln := d.Start + 1; ln < min(d.End, len(lines)); ln++ {
-				if t := strings.TrimSpace(lines[ln-1]); len(t) >= minTarget && !comment(t) && !inside[ln-d.Start] {
+				if t := strings.TrimSpace(lines[ln-1]); len(t) >= minTarget && !comment(t) && !inside[ln-d.Start] && !str[ln-d.Start] {
 					cands = append(cands, cand{p, ln})
 				}
 			}
@@ -203,6 +208,24 @@ func prose(lines []string) []bool {
 				break
 			}
 		}
+	}
+	return out
+}
+
+// inBackticks marks the lines that start or end inside a string between
+// backticks (Go's raw strings, JavaScript's template literals) spanning
+// lines: another language's text (a shell script, a template), not the
+// file's code. Backticks in comment lines outside such a string do not
+// count.
+func inBackticks(lines []string) []bool {
+	out := make([]bool, len(lines))
+	open := false
+	for i, l := range lines {
+		before := open
+		if (open || !comment(strings.TrimSpace(l))) && strings.Count(l, "`")%2 == 1 {
+			open = !open
+		}
+		out[i] = before || open
 	}
 	return out
 }
