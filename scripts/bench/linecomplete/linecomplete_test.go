@@ -189,3 +189,43 @@ func TestBlockOrder(t *testing.T) {
 		t.Errorf("order %v", ids)
 	}
 }
+
+// TestReport compares the /infill modes over the lines all answered and
+// the other modes among themselves, and works the paired differences
+// from none by hand: go's repo is exact where none is not on one line of
+// two (+50 points), and 0.5 more similar on it (+25 points).
+func TestReport(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, rs ...result) string {
+		var b strings.Builder
+		for _, r := range rs {
+			j, _ := json.Marshal(r)
+			b.Write(append(j, '\n'))
+		}
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(b.String()), 0o644)
+		return p
+	}
+	files := []string{
+		write("go-none.jsonl", result{ID: "a", Lang: "go", Mode: "none", EditSim: 0.5, Seconds: 1},
+			result{ID: "b", Lang: "go", Mode: "none", Exact: true, EditSim: 1, Seconds: 3}),
+		write("go-repo.jsonl", result{ID: "a", Lang: "go", Mode: "repo", Exact: true, EditSim: 1, Seconds: 2},
+			result{ID: "b", Lang: "go", Mode: "repo", Exact: true, EditSim: 1, Seconds: 2},
+			result{ID: "c", Lang: "go", Mode: "repo", EditSim: 0, Seconds: 2}),
+		write("go-llama.jsonl", result{ID: "a", Lang: "go", Mode: "llama", EditSim: 0.25, Seconds: 4}),
+	}
+	var out strings.Builder
+	if err := report(&out, files); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| go | none | 2 | 50.0 | 75.0 | 3.00 | 0 |",
+		"| go | repo | 2 | 100.0 | 100.0 | 2.00 | 0 |",
+		"| go | llama | 1 | 0.0 | 25.0 | 4.00 | 0 |",
+		"| go | repo | 2 | +50.0 [+0.0, +100.0] | +25.0 [+0.0, +50.0] | 1 / 0 |",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the report lacks %q:\n%s", want, out.String())
+		}
+	}
+}

@@ -58,7 +58,7 @@ func main() {
 	case "run":
 		err = run(os.Args[2:])
 	case "report":
-		err = report(os.Args[2:])
+		err = report(os.Stdout, os.Args[2:])
 	case "names":
 		err = names(os.Args[2:])
 	default:

@@ -3,15 +3,25 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
+
+	"actor/bench/stats"
 )
+
+// infillModes are the modes asked of /infill, compared over the lines
+// all of them answered; the other modes (completions, a -label's) are
+// compared among themselves.
+var infillModes = []string{"none", "chunks", "repo", "both"}
 
 // report prints exact match and edit similarity by language and mode,
 // with the median request time and the share of prompt tokens cached,
-// over the lines every mode of a language has answered (a run in
-// progress compares like with like).
-func report(files []string) error {
+// over the lines every mode of a group answered (a run in progress
+// compares like with like); then each context against none, line by
+// line, with 95 % bootstrap intervals over lines, by language and over
+// all languages.
+func report(w io.Writer, files []string) error {
 	if len(files) == 0 {
 		return errors.New("report: give results files")
 	}
@@ -31,49 +41,174 @@ func report(files []string) error {
 			byLang[r.Lang][r.Mode][r.ID] = r
 		}
 	}
-	order := map[string]int{"none": 0, "chunks": 1, "repo": 2, "both": 3}
-	fmt.Println("| language | context | lines | exact match % | edit similarity % | p50 s | prompt tokens cached % |")
-	fmt.Println("|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| language | context | lines | exact match % | edit similarity % | p50 s | prompt tokens cached % |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	pairs := map[string]*pairedDiffs{} // mode → differences from none, all languages
+	var langs []string
 	for _, lang := range sortedKeys(byLang) {
 		modes := byLang[lang]
-		var common []string
-		for id := range modes[sortedKeys(modes)[0]] {
-			all := true
-			for _, m := range modes {
-				if _, ok := m[id]; !ok {
-					all = false
-				}
-			}
-			if all {
-				common = append(common, id)
-			}
-		}
-		names := sortedKeys(modes)
-		sort.Slice(names, func(i, j int) bool { return order[names[i]] < order[names[j]] })
-		for _, mode := range names {
-			var exact, cached, prompt int
-			var sim float64
-			var secs []float64
-			for _, id := range common {
-				r := modes[mode][id]
-				if r.Exact {
-					exact++
-				}
-				sim += r.EditSim
-				secs = append(secs, r.Seconds)
-				cached += r.CacheN
-				prompt += r.CacheN + r.PromptN
-			}
+		for _, group := range groups(modes) {
+			common := commonLines(modes, group)
 			if len(common) == 0 {
 				continue
 			}
-			slices.Sort(secs)
-			n := float64(len(common))
-			fmt.Printf("| %s | %s | %d | %.1f | %.1f | %.2f | %.0f |\n", lang, mode, len(common), 100*float64(exact)/n,
-				100*sim/n, secs[len(secs)/2], 100*float64(cached)/float64(max(1, prompt)))
+			for _, mode := range group {
+				printRow(w, lang, mode, modes[mode], common)
+			}
+			if group[0] != "none" {
+				continue
+			}
+			langs = append(langs, lang)
+			for _, mode := range group[1:] {
+				if pairs[mode] == nil {
+					pairs[mode] = &pairedDiffs{}
+				}
+				pairs[mode].add(lang, modes["none"], modes[mode], common)
+			}
+		}
+	}
+	if len(pairs) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| language | context − none | lines | exact match, points [95 %] | edit similarity, points [95 %] | lines more / less similar |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	for _, mode := range infillModes[1:] {
+		p := pairs[mode]
+		if p == nil {
+			continue
+		}
+		for _, lang := range langs {
+			if d := p.byLang[lang]; d != nil {
+				if err := d.print(w, lang, mode); err != nil {
+					return err
+				}
+			}
+		}
+		if len(p.byLang) > 1 {
+			if err := p.all.print(w, "all", mode); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// groups splits a language's modes into the /infill modes (none first)
+// and the others, each group in its display order.
+func groups(modes map[string]map[string]result) [][]string {
+	var infill, other []string
+	for _, m := range infillModes {
+		if modes[m] != nil {
+			infill = append(infill, m)
+		}
+	}
+	for _, m := range sortedKeys(modes) {
+		if !slices.Contains(infillModes, m) {
+			other = append(other, m)
+		}
+	}
+	return slices.DeleteFunc([][]string{infill, other}, func(g []string) bool { return len(g) == 0 })
+}
+
+// commonLines are the ids every mode of group answered, sorted.
+func commonLines(modes map[string]map[string]result, group []string) []string {
+	var out []string
+	for id := range modes[group[0]] {
+		all := true
+		for _, m := range group[1:] {
+			if _, ok := modes[m][id]; !ok {
+				all = false
+			}
+		}
+		if all {
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// printRow prints a mode's scores over the common lines.
+func printRow(w io.Writer, lang, mode string, rs map[string]result, common []string) {
+	var exact, cached, prompt int
+	var sim float64
+	var secs []float64
+	for _, id := range common {
+		r := rs[id]
+		if r.Exact {
+			exact++
+		}
+		sim += r.EditSim
+		secs = append(secs, r.Seconds)
+		cached += r.CacheN
+		prompt += r.CacheN + r.PromptN
+	}
+	slices.Sort(secs)
+	n := float64(len(common))
+	fmt.Fprintf(w, "| %s | %s | %d | %.1f | %.1f | %.2f | %.0f |\n", lang, mode, len(common), 100*float64(exact)/n,
+		100*sim/n, secs[len(secs)/2], 100*float64(cached)/float64(max(1, prompt)))
+}
+
+// diffs are the per-line differences of a context from none, in points.
+type diffs struct{ exact, sim []float64 }
+
+// pairedDiffs are a mode's differences from none by language and pooled.
+type pairedDiffs struct {
+	byLang map[string]*diffs
+	all    diffs
+}
+
+func (p *pairedDiffs) add(lang string, none, mode map[string]result, common []string) {
+	if p.byLang == nil {
+		p.byLang = map[string]*diffs{}
+	}
+	d := &diffs{}
+	for _, id := range common {
+		e := 0.0
+		switch a, b := none[id].Exact, mode[id].Exact; {
+		case b && !a:
+			e = 100
+		case a && !b:
+			e = -100
+		}
+		d.exact = append(d.exact, e)
+		d.sim = append(d.sim, 100*(mode[id].EditSim-none[id].EditSim))
+	}
+	p.byLang[lang] = d
+	p.all.exact = append(p.all.exact, d.exact...)
+	p.all.sim = append(p.all.sim, d.sim...)
+}
+
+// print prints the mean differences with their intervals (seed 1).
+func (d diffs) print(w io.Writer, lang, mode string) error {
+	e, err := stats.Bootstrap(d.exact, stats.Resamples, 1)
+	if err != nil {
+		return err
+	}
+	s, err := stats.Bootstrap(d.sim, stats.Resamples, 1)
+	if err != nil {
+		return err
+	}
+	better, worse := 0, 0
+	for _, x := range d.sim {
+		if x > 0 {
+			better++
+		} else if x < 0 {
+			worse++
+		}
+	}
+	fmt.Fprintf(w, "| %s | %s | %d | %+.1f [%+.1f, %+.1f] | %+.1f [%+.1f, %+.1f] | %d / %d |\n", lang, mode, len(d.sim),
+		mean(d.exact), e.Lo, e.Hi, mean(d.sim), s.Lo, s.Hi, better, worse)
+	return nil
+}
+
+func mean(xs []float64) float64 {
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	return sum / float64(len(xs))
 }
 
 func sortedKeys[V any](m map[string]V) []string {
