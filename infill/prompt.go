@@ -48,11 +48,22 @@ type Budget struct {
 	Context int
 }
 
+// LlamaCppBatch is llama.cpp's server's default logical batch (n_batch),
+// which its /infill divides between the text above and below the cursor;
+// DefaultPredict is the tokens a completion may write when the request
+// does not say, and the room kept for them.
+const (
+	LlamaCppBatch  = 2048
+	DefaultPredict = 128
+)
+
 // BatchBudget is llama.cpp's division of a prompt for a batch of n
 // tokens and a context of ctx positions, n tokens to predict: three
 // quarters of the batch for the prefix, a quarter for the suffix, and
 // what the context leaves after the batch and twice the prediction for
-// the chunks.
+// the chunks (llama.cpp, whose default prediction is unbounded, keeps
+// ctx-batch+2 there, and its default context is the model's, 32,768 for
+// Qwen2.5-Coder).
 func BatchBudget(batch, ctx, predict int) Budget {
 	return Budget{Prefix: 3 * (batch / 4), Suffix: batch / 4, Context: max(0, ctx-batch-2*predict)}
 }
@@ -140,11 +151,11 @@ func Layout(tok *tokenizer.Tokenizer, in Input, chunks []Chunk, b Budget) (Promp
 	return p, nil
 }
 
-// cut encodes the text around the cursor as a prompt with budget b keeps
-// it (llama.cpp's cut): the end of the prefix, the cursor line's text, the
-// start of the suffix, which shares its bound with the cursor line's
-// text and the two tokens around the suffix. cutPrefix and cutSuffix say
-// whether each was cut.
+// cut encodes prefix, cursor line and suffix and trims them as
+// llama.cpp's /infill does: the last b.Prefix tokens of the prefix, the
+// first b.Suffix-2-len(middle) tokens of the suffix (the suffix shares its
+// quarter with the cursor line's text and two FIM tokens). cutPrefix and
+// cutSuffix say whether each was trimmed.
 func cut(tok *tokenizer.Tokenizer, in Input, b Budget) (prefix, middle, suffix []int32, cutPrefix, cutSuffix bool) {
 	prefix = tok.Encode(in.Prefix, false)
 	middle = tok.Encode(in.Middle, false)
@@ -158,21 +169,26 @@ func cut(tok *tokenizer.Tokenizer, in Input, b Budget) (prefix, middle, suffix [
 	return prefix, middle, suffix, cutPrefix, cutSuffix
 }
 
-// Shown narrows a cursor to the editor's text a prompt with budget b
-// shows (middle is the cursor line's text up to the cursor): where the
-// prefix or the suffix is cut, the part kept, and the whole lines of the
-// file it holds. The repository's context leaves out what the prompt
-// shows; lines the editor sent but the prompt cut are not shown.
+// Shown narrows a cursor to the text a prompt with budget b shows of it
+// (middle is the cursor line's text up to the cursor), so that the
+// repository's context leaves out only what the model sees: where the
+// prefix is trimmed, Prefix becomes the part kept and Above the number of
+// whole lines of the file in it; where the suffix is trimmed, Suffix the
+// part kept and Below its whole lines after the cursor's.
 func (c Cursor) Shown(tok *tokenizer.Tokenizer, middle string, b Budget) Cursor {
 	prefix, _, suffix, cutPrefix, cutSuffix := cut(tok, Input{Prefix: c.Prefix, Middle: middle, Suffix: c.Suffix}, b)
 	if cutPrefix {
-		// the first line kept is cut: it is not shown whole
-		c.Prefix = tok.Decode(prefix)
-		c.Above = max(0, strings.Count(c.Prefix, "\n")-1)
+		kept := tok.Decode(prefix)
+		c.Above = strings.Count(kept, "\n")
+		// the first line kept is whole only when what was cut ends a line
+		if dropped, ok := strings.CutSuffix(c.Prefix, kept); !ok || !strings.HasSuffix(dropped, "\n") {
+			c.Above = max(0, c.Above-1)
+		}
+		c.Prefix = kept
 	}
 	if cutSuffix {
-		// the cursor line's end is the first newline; the last line kept
-		// is cut
+		// the first newline ends the cursor's line; the last line kept is
+		// cut
 		c.Suffix = tok.Decode(suffix)
 		c.Below = max(0, strings.Count(c.Suffix, "\n")-1)
 	}

@@ -128,8 +128,9 @@ type Cursor struct {
 	// repository holds it.
 	Path string
 	Line int
-	// Above and Below are how many lines of the file the editor's text
-	// shows above and below the cursor's line.
+	// Above and Below are how many lines of the file the prompt shows
+	// above and below the cursor's line (the editor's text, narrowed to
+	// what the prompt keeps by Shown).
 	Above, Below int
 	// Prefix is the editor's text above the cursor's line, Suffix the
 	// rest of its line and the text below.
@@ -140,8 +141,8 @@ type Cursor struct {
 // cursor: the definitions in scope of the function around it (or of the
 // module) for a Python file, then the blocks retrieved for the lines
 // above the cursor's line, in the order of their files and lines so that
-// the same blocks make the same prompt. What the editor's text shows
-// (the file's lines from Above lines over the cursor on, for blocks;
+// the same blocks make the same prompt. What the prompt shows of the file
+// (its lines from Above lines over the cursor on, for blocks;
 // Above to Below, for definitions) is left out. Each part fits its
 // budget. The chunks are kept for the cursor's region (the innermost
 // definition around it): while the cursor stays there, new lines typed
@@ -206,7 +207,7 @@ func (r *Repository) context(tok *tokenizer.Tokenizer, c Cursor, b ContextBudget
 			}
 			for _, d := range defs {
 				if d.Path == c.Path && d.Start >= first && d.End <= c.Line+c.Below {
-					continue // the editor's text shows it
+					continue // the prompt shows it
 				}
 				out = append(out, Chunk{Path: d.Path, Text: d.Text + "\n", Source: SourceSymbol})
 				shown = append(shown, d)
@@ -260,7 +261,7 @@ func (r *Repository) context(tok *tokenizer.Tokenizer, c Cursor, b ContextBudget
 
 // named returns the definitions, in files other than Python's, of the
 // names the lines above the cursor use, the names nearest the cursor
-// first while they fit tokens (those the editor's text shows left out),
+// first while they fit tokens (those the prompt shows left out),
 // in the order of their files and lines.
 func (r *Repository) named(tok *tokenizer.Tokenizer, c Cursor, query string, tokens int) ([]namedChunk, error) {
 	words := identifier.FindAllString(query, -1)

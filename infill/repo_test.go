@@ -210,18 +210,30 @@ func TestShownContext(t *testing.T) {
 	line := 10 + 80 + 1
 	prefix, suffix := around(files["geo/route.go"], line)
 	whole := Cursor{Path: "geo/route.go", Line: line, Prefix: prefix, Suffix: suffix,
-		Above: strings.Count(prefix, "\n"), Below: strings.Count(suffix, "\n")}
+		Above: strings.Count(prefix, "\n"), Below: strings.Count(suffix, "\n") - 1}
 	if got := whole.Shown(tok, "", BatchBudget(2048, 4096, 128)); got != whole {
 		t.Errorf("nothing is cut, yet the cursor changed: %+v", got)
 	}
+	// Above and Below count the file's whole lines in the text kept, for
+	// every budget from 150 to 260 tokens (some cut at a line's start)
+	lines := strings.SplitAfter(src.String(), "\n")
+	above, below := lines[:line-1], lines[line:]
+	for n := 150; n <= 260; n++ {
+		c := whole.Shown(tok, "\t", Budget{Prefix: n, Suffix: n / 10})
+		if len(tok.Encode(c.Prefix, false)) != n || !strings.HasSuffix(prefix, c.Prefix) ||
+			!strings.HasSuffix(c.Prefix, strings.Join(above[len(above)-c.Above:], "")) ||
+			strings.HasSuffix(c.Prefix, strings.Join(above[len(above)-c.Above-1:], "")) {
+			t.Fatalf("prefix budget %d: %d whole lines counted in %q", n, c.Above, c.Prefix)
+		}
+		if c.Suffix == suffix { // not cut
+			continue
+		}
+		if !strings.HasPrefix(suffix, c.Suffix) || !strings.HasPrefix(c.Suffix, "\n"+strings.Join(below[:c.Below], "")) ||
+			strings.HasPrefix(c.Suffix, "\n"+strings.Join(below[:c.Below+1], "")) {
+			t.Fatalf("suffix budget %d: %d whole lines counted in %q", n/10, c.Below, c.Suffix)
+		}
+	}
 	shown := whole.Shown(tok, "\t", Budget{Prefix: 200, Suffix: 12})
-	if !strings.HasSuffix(prefix, shown.Prefix) || len(tok.Encode(shown.Prefix, false)) != 200 ||
-		shown.Above != strings.Count(shown.Prefix, "\n")-1 || shown.Above >= whole.Above {
-		t.Errorf("prefix kept: %d lines shown of %d, %q", shown.Above, whole.Above, shown.Prefix)
-	}
-	if !strings.HasPrefix(suffix, shown.Suffix) || shown.Below != strings.Count(shown.Suffix, "\n")-1 || shown.Below >= whole.Below {
-		t.Errorf("suffix kept: %d lines shown of %d, %q", shown.Below, whole.Below, shown.Suffix)
-	}
 	helper := func(c Cursor) bool {
 		r := NewRepository("geo", files, symbols.New(files)) // a new one: contexts are kept per region
 		chunks, err := r.Context(tok, c, DefaultContextBudget)

@@ -37,8 +37,8 @@ func OpenModel(name string, opts engine.Options) (*engine.Model, *tokenizer.Toke
 }
 
 // OpenTokenizer resolves a model argument as OpenModel does and reads
-// only its tokenizer, from the GGUF metadata (not the weights): for
-// commands that count or show tokens without decoding.
+// only its tokenizer, from the GGUF metadata, without loading the
+// weights: for commands that count or show tokens.
 func OpenTokenizer(name string) (*tokenizer.Tokenizer, error) {
 	path, err := models.Resolve(name)
 	if err != nil {

@@ -63,13 +63,15 @@ type extraChunk struct {
 const (
 	// defaultPredict is the token limit when the request sets none (or
 	// -1), and the room kept for it when the prompt's context is cut.
-	defaultPredict = 128
+	defaultPredict = infill.DefaultPredict
 	// infillBatch divides the prompt as llama.cpp's server does with its
-	// default logical batch (n_batch 2048): three quarters of it for the
-	// text above the cursor, a quarter for the text below, so a request
-	// gets llama.cpp's prompt. (The forward passes still take
-	// engine.DefaultBatchSize tokens at a time.)
-	infillBatch = 2048
+	// default logical batch: three quarters of it for the text above the
+	// cursor, a quarter for the text below, so the text around the cursor
+	// is cut as llama.cpp cuts it; the chunks get what the context (--ctx,
+	// 4,096 by default) leaves after the batch and twice defaultPredict.
+	// (The forward passes still take engine.DefaultBatchSize tokens at a
+	// time.)
+	infillBatch = infill.LlamaCppBatch
 )
 
 // samplerNames are the llama.cpp sampler names accepted in samplers; the

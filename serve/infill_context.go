@@ -13,7 +13,9 @@ import (
 // one), else the file whose lines the editor's text around the cursor
 // holds. ok is false when none is found.
 func (s *Server) cursorFile(j *infillJob) (rp *repo, cur infill.Cursor, ok bool) {
-	cur = infill.Cursor{Prefix: j.input.Prefix, Suffix: j.input.Suffix, Above: strings.Count(j.input.Prefix, "\n"), Below: strings.Count(j.input.Suffix, "\n")}
+	// the suffix's first newline ends the cursor's line
+	cur = infill.Cursor{Prefix: j.input.Prefix, Suffix: j.input.Suffix, Above: strings.Count(j.input.Prefix, "\n"),
+		Below: max(0, strings.Count(j.input.Suffix, "\n")-1)}
 	for _, name := range s.repos.names {
 		r, _ := s.repos.get(name)
 		c := r.cursorRepository(s)

@@ -124,6 +124,10 @@ func New(ctx context.Context, p *pipeline.Pipeline, cfg Config) (*Server, error)
 	probe.Close()
 	s := &Server{p: p, cfg: cfg, repos: rs, slots: make(chan struct{}, cfg.Queue), model: make(chan struct{}, 1),
 		capacity: capacity, caches: &slots{m: p.Model, max: cfg.Slots, minRun: cfg.CacheReuse}, done: make(chan struct{})}
+	if room, want := s.infillBudget().Context, cfg.Context.Symbols+cfg.Context.Blocks; room < want {
+		fmt.Fprintf(cfg.Log, "serve: note: a context of %d tokens leaves %d for the chunks of a completion at the cursor (the repository's context asks up to %d): give --ctx %d or more\n",
+			capacity, room, want, capacity+want-room)
+	}
 	s.base, s.cancel = context.WithCancel(context.Background())
 	s.routes()
 	if cfg.Watch > 0 {

@@ -10,7 +10,8 @@
 #    v1.10.2 (go mod download), commander 12.1.0 (npm pack), the crate
 #    semver 1.0.23 (cargo fetch).
 # 2. Prepares 200 masked lines of function bodies per package (seed 1) into
-#    SRC/tasks (the same lines on every machine: prepare is deterministic).
+#    SRC/tasks-v2 (the same lines on every machine: prepare is
+#    deterministic).
 # 3. Serves the four packages with `actor serve` (the default model,
 #    --method rawprompt --encoder none: the repository's context at the
 #    cursor needs no encoder) and asks, in rounds of 10 lines per language
@@ -34,7 +35,11 @@ MODEL=${MODEL:-qwen2.5-coder-0.5b}
 THREADS=${THREADS:-2}
 SIDE=${SIDE:-50}
 rounds=${1:-20}
-mkdir -p "$SRC/tasks" "$OUT"
+# the tasks' folder names the version of prepare's choice of lines (v2:
+# no lines of multi-line backtick strings), so a folder of older tasks is
+# never mixed with results of newer ones
+tasks=$SRC/tasks-v2
+mkdir -p "$tasks" "$OUT"
 lc=$SRC/linecomplete
 go build -o "$lc" ./scripts/bench/linecomplete
 
@@ -53,7 +58,7 @@ fetch() {
 fetch
 declare -A dirs=([python]=click-8.1.7 [go]=cobra [javascript]=commander/package [rust]=semver)
 for lang in python go javascript rust; do
-	[ -s "$SRC/tasks/$lang.jsonl" ] || "$lc" prepare -src "$SRC/${dirs[$lang]}" -lang "$lang" -n 200 -seed 1 -out "$SRC/tasks/$lang.jsonl"
+	[ -s "$tasks/$lang.jsonl" ] || "$lc" prepare -src "$SRC/${dirs[$lang]}" -lang "$lang" -n 200 -seed 1 -out "$tasks/$lang.jsonl"
 done
 
 wait_up() { for _ in $(seq 1800); do curl -sf "$1/v1/models" >/dev/null && return 0; sleep 1; done; echo "server at $1 did not start" >&2; return 1; }
@@ -65,14 +70,14 @@ wait_up http://127.0.0.1:18013
 for round in $(seq "$rounds"); do
 	for lang in python go javascript rust; do
 		for mode in none repo chunks; do
-			"$lc" run -tasks "$SRC/tasks/$lang.jsonl" -url http://127.0.0.1:18013 -mode $mode -out "$OUT/$lang-$mode.jsonl" -limit 10 -block 10
+			"$lc" run -tasks "$tasks/$lang.jsonl" -url http://127.0.0.1:18013 -mode $mode -out "$OUT/$lang-$mode.jsonl" -limit 10 -block 10
 		done
 	done
 	echo "round $round done ($(date -u +%H:%M:%S))" >&2
 done
 if [ -n "${VENV:-}" ]; then
 	for lang in python go javascript rust; do
-		"$lc" run -tasks "$SRC/tasks/$lang.jsonl" -url http://127.0.0.1:18013 -mode completions -out "$OUT/$lang-completions.jsonl" -block 10 -first "$SIDE"
+		"$lc" run -tasks "$tasks/$lang.jsonl" -url http://127.0.0.1:18013 -mode completions -out "$OUT/$lang-completions.jsonl" -block 10 -first "$SIDE"
 	done
 	kill $pid
 	"$VENV/bin/python" -m llama_cpp.server --model "${ACTOR_HOME:-$HOME/.cache/actor}/models/$MODEL.gguf" --host 127.0.0.1 --port 18014 \
@@ -80,7 +85,7 @@ if [ -n "${VENV:-}" ]; then
 	pid=$!
 	wait_up http://127.0.0.1:18014
 	for lang in python go javascript rust; do
-		"$lc" run -tasks "$SRC/tasks/$lang.jsonl" -url http://127.0.0.1:18014 -mode completions -label llama-cpp-python -out "$OUT/$lang-llama-cpp-python.jsonl" -block 10 -first "$SIDE"
+		"$lc" run -tasks "$tasks/$lang.jsonl" -url http://127.0.0.1:18014 -mode completions -label llama-cpp-python -out "$OUT/$lang-llama-cpp-python.jsonl" -block 10 -first "$SIDE"
 	done
 fi
 "$lc" report "$OUT"/*.jsonl

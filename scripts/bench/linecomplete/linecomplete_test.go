@@ -72,12 +72,21 @@ func TestProse(t *testing.T) {
 }
 
 func TestInBackticks(t *testing.T) {
-	lines := []string{"func F() string {", "\ts := `one line`", "\t// a `quote", "\treturn `#!/bin/sh", "echo `x`", "done`", "}"}
-	got := inBackticks(lines)
-	want := []bool{false, false, false, true, true, true, false}
+	lines := []string{"func F() string {", "\ts := `one line`", "\t// a `quote", "\tbuf.WriteString(\"```\\n\")",
+		"\tr := '`' // and `", "\treturn `#!/bin/sh", "echo `x` \"", "done`", "}"}
+	got := inBackticks(lines, false)
+	want := []bool{false, false, false, false, false, true, true, true, false}
 	for i := range want {
 		if got[i] != want[i] {
-			t.Errorf("line %d %q: %v", i, lines[i], got[i])
+			t.Errorf("go line %d %q: %v", i, lines[i], got[i])
+		}
+	}
+	js := []string{"function f() {", "  const s = `a \\` still", "  in ${x}`;", "  return s;", "}"}
+	got = inBackticks(js, true)
+	want = []bool{false, true, true, false, false}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("javascript line %d %q: %v", i, js[i], got[i])
 		}
 	}
 }
@@ -219,7 +228,7 @@ func TestReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"| go | none | 2 | 50.0 | 75.0 | 3.00 | 0 |",
+		"| go | none | 2 | 50.0 | 75.0 | 2.00 | 0 |",
 		"| go | repo | 2 | 100.0 | 100.0 | 2.00 | 0 |",
 		"| go | llama | 1 | 0.0 | 25.0 | 4.00 | 0 |",
 		"| go | repo | 2 | +50.0 [+0.0, +100.0] | +25.0 [+0.0, +50.0] | 1 / 0 |",

@@ -139,7 +139,7 @@ func prepare(args []string) error {
 			body := lines[d.Start-1 : min(d.End, len(lines))]
 			inside, str := prose(body), make([]bool, len(body))
 			if l.Name == "go" || l.Name == "javascript" || l.Name == "typescript" {
-				str = inBackticks(body)
+				str = inBackticks(body, l.Name != "go")
 			}
 			for ln := d.Start + 1; ln < min(d.End, len(lines)); ln++ {
 				if t := strings.TrimSpace(lines[ln-1]); len(t) >= minTarget && !comment(t) && !inside[ln-d.Start] && !str[ln-d.Start] {
@@ -215,19 +215,46 @@ func prose(lines []string) []bool {
 // inBackticks marks the lines that start or end inside a string between
 // backticks (Go's raw strings, JavaScript's template literals) spanning
 // lines: another language's text (a shell script, a template), not the
-// file's code. Backticks in comment lines outside such a string do not
-// count.
-func inBackticks(lines []string) []bool {
+// file's code. escapes: a backslash escapes a backtick in such a string
+// (JavaScript's, not Go's).
+func inBackticks(lines []string, escapes bool) []bool {
 	out := make([]bool, len(lines))
 	open := false
 	for i, l := range lines {
 		before := open
-		if (open || !comment(strings.TrimSpace(l))) && strings.Count(l, "`")%2 == 1 {
-			open = !open
+		if open || !comment(strings.TrimSpace(l)) {
+			open = backtickAfter(l, open, escapes)
 		}
 		out[i] = before || open
 	}
 	return out
+}
+
+// backtickAfter scans a line that starts inside a backtick string (open)
+// or not, and says whether it ends inside one. Outside such a string,
+// literals between double or single quotes are skipped (a backtick there
+// is a character) and a line comment ends the scan.
+func backtickAfter(l string, open, escapes bool) bool {
+	var quote byte // the quote of a literal being skipped
+	for i := 0; i < len(l); i++ {
+		switch c := l[i]; {
+		case open && escapes && c == '\\', quote != 0 && c == '\\':
+			i++
+		case open:
+			open = c != '`'
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '`':
+			open = true
+		case c == '/' && strings.HasPrefix(l[i:], "//"):
+			return false
+		}
+	}
+	return open
 }
 
 // comment reports whether a trimmed line is only a comment.

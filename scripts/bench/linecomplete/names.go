@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"actor/codesrc"
+	"actor/engine"
 	"actor/index"
 	"actor/infill"
 	"actor/pipeline"
@@ -90,11 +91,12 @@ func countNames(tok *tokenizer.Tokenizer, files map[string][]byte, tasks []task)
 			everywhere[w][p] = true
 		}
 	}
-	budget := infill.BatchBudget(2048, 4096, 128) // actor serve's with its default context
+	budget := infill.BatchBudget(infill.LlamaCppBatch, engine.DefaultContextLength, infill.DefaultPredict) // actor serve's, default --ctx
 	var c nameCounts
-	for _, t := range tasks {
+	// the server's order: the context is kept per region for the next lines
+	for _, t := range blockOrder(tasks, 10) {
 		cur := infill.Cursor{Path: t.Path, Line: t.Line, Prefix: t.Prefix, Suffix: t.Suffix,
-			Above: strings.Count(t.Prefix, "\n"), Below: strings.Count(t.Suffix, "\n")}
+			Above: strings.Count(t.Prefix, "\n"), Below: max(0, strings.Count(t.Suffix, "\n")-1)}
 		cur = cur.Shown(tok, "", budget)
 		ctx, err := repo.Context(tok, cur, infill.DefaultContextBudget)
 		if err != nil {
@@ -148,7 +150,7 @@ func shown(tok *tokenizer.Tokenizer, t task, chunks []infill.Chunk, b infill.Bud
 	n := 0
 	for _, c := range p.Chunks {
 		text.WriteString(c.Path + "\n" + c.Text + "\n")
-		n += len(tok.Encode(c.Text, false))
+		n += 1 + len(tok.Encode(c.Path+"\n"+c.Text, false)) // <|file_sep|>PATH\nTEXT, as Layout shows it
 	}
 	return text.String(), n, nil
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strings"
 
 	"actor/bench/stats"
 )
@@ -50,6 +51,7 @@ func report(w io.Writer, files []string) error {
 		for _, group := range groups(modes) {
 			common := commonLines(modes, group)
 			if len(common) == 0 {
+				fmt.Fprintf(w, "| %s | %s: no line answered by all | | | | | |\n", lang, strings.Join(group, ", "))
 				continue
 			}
 			for _, mode := range group {
@@ -144,10 +146,9 @@ func printRow(w io.Writer, lang, mode string, rs map[string]result, common []str
 		cached += r.CacheN
 		prompt += r.CacheN + r.PromptN
 	}
-	slices.Sort(secs)
 	n := float64(len(common))
 	fmt.Fprintf(w, "| %s | %s | %d | %.1f | %.1f | %.2f | %.0f |\n", lang, mode, len(common), 100*float64(exact)/n,
-		100*sim/n, secs[len(secs)/2], 100*float64(cached)/float64(max(1, prompt)))
+		100*sim/n, median(secs), 100*float64(cached)/float64(max(1, prompt)))
 }
 
 // diffs are the per-line differences of a context from none, in points.
@@ -201,6 +202,15 @@ func (d diffs) print(w io.Writer, lang, mode string) error {
 	fmt.Fprintf(w, "| %s | %s | %d | %+.1f [%+.1f, %+.1f] | %+.1f [%+.1f, %+.1f] | %d / %d |\n", lang, mode, len(d.sim),
 		mean(d.exact), e.Lo, e.Hi, mean(d.sim), s.Lo, s.Hi, better, worse)
 	return nil
+}
+
+// median is the middle value of xs, or the mean of the two middle ones.
+func median(xs []float64) float64 {
+	s := slices.Sorted(slices.Values(xs))
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 func mean(xs []float64) float64 {

@@ -38,8 +38,8 @@ func run(args []string) error {
 	out := fs.String("out", "", "results file (JSON lines; appended, done tasks skipped)")
 	limit := fs.Int("limit", 0, "stop after this many new tasks (0: all)")
 	label := fs.String("label", "", "the results' mode column (default: the mode), to tell servers apart in one report")
-	block := fs.Int("block", 0, "ask in blocks of this many consecutive lines, the blocks in a fixed shuffled order, so that a stopped run has lines from the whole package and neighbouring lines still share the server's cache (0: the tasks' order)")
-	first := fs.Int("first", 0, "ask only the first this many tasks (in the -block order) and no others, however often run (0: all)")
+	block := fs.Int("block", 0, "ask in blocks of this many consecutive lines, the blocks in a fixed shuffled order, so that a stopped run has lines from the whole package and neighbouring lines still share the server's cache (0: the tasks' order, by file); a run continues one made with the same tasks file and -block")
+	first := fs.Int("first", 0, "ask only the first this many tasks of the order (give -block, or they are the first files' lines) and no others, however often run (0: all)")
 	fs.Parse(args)
 	if *tasksFile == "" || *out == "" {
 		return errors.New("run: give -tasks and -out")

@@ -20,8 +20,7 @@ import (
 	"strings"
 
 	"actor/generate"
-	"actor/gguf"
-	"actor/models"
+	"actor/pipeline"
 	"actor/tokenizer"
 )
 
@@ -69,15 +68,7 @@ func run(traces, tasks, repos, model string) error {
 	if err != nil {
 		return err
 	}
-	path, err := models.Resolve(model)
-	if err != nil {
-		path = model
-	}
-	g, err := gguf.Open(path)
-	if err != nil {
-		return err
-	}
-	tok, err := tokenizer.FromGGUF(g)
+	tok, err := pipeline.OpenTokenizer(model)
 	if err != nil {
 		return err
 	}
