@@ -23,7 +23,8 @@
 #      those contexts, the repository format over the file's code
 #      (--no-context keeps the definitions in scope out, as in that
 #      RawPrompt row; the folder actor-file-sym-lookup holds a first try
-#      over the file's code and the definitions). Fill in the middle
+#      over the file's code and the definitions); then RawRAG and
+#      RepoCoder over the same context. Fill in the middle
 #      is left out: with this instruct model it writes unrelated code
 #      (task 0, greedy: a regular expression instead of input_string[::-1],
 #      which the repository format writes).
@@ -62,7 +63,7 @@ context() {
 context --model qwen2.5-coder-0.5b --out "$OUT" -n 5 --step 4 --run-args --batch-samples \
 	--only "rawprompt,rawrag,repocoder,$CONTEXT"
 context --model qwen2.5-coder-0.5b --out "$OUT-indent" -n 5 --step 4 --run-args "--batch-samples --indent-guard" \
-	--only rawprompt-file,rawprompt-repo-file,rawprompt-file-index,actor-repo-file,actor-repo-file-lookup
+	--only rawprompt-file,rawprompt-repo-file,rawprompt-file-index,actor-repo-file,actor-repo-file-lookup,rawrag-repo-file,repocoder-repo-file
 BEST=rawprompt-file,rawprompt-repo-file,actor-repo-file
 context --model qwen2.5-coder-0.5b --out "$OUT-cost3" -n 1 --step 4 --limit 20 --run-args --indent-guard \
 	--only "rawrag,$BEST"
