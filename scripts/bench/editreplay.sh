@@ -1,0 +1,77 @@
+#!/bin/bash
+# An editing session replayed against actor serve and llama-cpp-python's
+# server on the same model file (issue: editor completions): the bodies
+# of the first functions of click's utils.py deleted and typed again, a
+# request at every word (scripts/bench/editreplay). Each row gets a
+# freshly started server, so its first request is cold; rows run one
+# after the other, never side by side. A row whose log is in OUT is not
+# run again (resumable: logs are moved there whole).
+#
+#   SRC=DIR [VENV=DIR] scripts/bench/editreplay.sh
+#
+# SRC holds click-8.1.7 (scripts/bench/linecomplete.sh fetches it); VENV,
+# when set, is a Python environment holding llama-cpp-python[server].
+# Rows:
+#   infill            /infill as llama.vim asks, 3 functions, the
+#                     repository's context (--method rawprompt)
+#   infill-actor      the same for the first function with "actor": true
+#                     (--method actor: the shipped probe)
+#   infill-1          the first function without ACToR, for the row above
+#   completions       /v1/completions with a suffix, greedy, 16 tokens,
+#                     no repository context, the first function
+#   llama-cpp-python  the same requests to llama-cpp-python's server
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+SRC=${SRC:?set SRC to the folder holding click-8.1.7}
+OUT=${OUT:-results/editreplay-qwen2.5-coder-0.5b}
+ACTOR=${ACTOR:-bin/actor}
+MODEL=${MODEL:-qwen2.5-coder-0.5b}
+THREADS=${THREADS:-2}
+file=$SRC/click-8.1.7/src/click/utils.py
+mkdir -p "$OUT"
+tmp=$(mktemp -d)
+replay=$tmp/editreplay
+go build -o "$replay" ./scripts/bench/editreplay
+trap 'rm -rf "$tmp"; [ -z "${pid:-}" ] || kill $pid 2>/dev/null || true' EXIT
+
+wait_up() { for _ in $(seq 600); do curl -sf "$1/v1/models" >/dev/null && return 0; sleep 1; done; echo "server at $1 did not start" >&2; return 1; }
+serve() { # METHOD: start actor serve on click
+	"$ACTOR" serve --model "$MODEL" --repo "$SRC/click-8.1.7" --addr 127.0.0.1:18015 --threads "$THREADS" \
+		--method "$1" --encoder none --cache-reuse 32 >"$SRC/editreplay-serve.log" 2>&1 &
+	pid=$!
+	wait_up http://127.0.0.1:18015
+}
+stop() { kill $pid; wait $pid 2>/dev/null || true; pid=; }
+row() { # NAME ARGS...: one replay into OUT/NAME.jsonl and OUT/NAME.txt
+	local name=$1
+	shift
+	"$replay" -file "$file" -out "$tmp/$name.jsonl" "$@" >"$tmp/$name.txt"
+	mv "$tmp/$name.jsonl" "$tmp/$name.txt" "$OUT/"
+	echo "$name: $(tail -1 "$OUT/$name.txt")"
+}
+done_before() { [ -s "$OUT/$1.txt" ]; }
+
+for name in infill infill-1 completions; do
+	done_before $name && continue
+	serve rawprompt
+	case $name in
+	infill) row infill -url http://127.0.0.1:18015 -functions 3 ;;
+	infill-1) row infill-1 -url http://127.0.0.1:18015 -functions 1 ;;
+	completions) row completions -url http://127.0.0.1:18015 -functions 1 -api completions -max-tokens 16 ;;
+	esac
+	stop
+done
+if ! done_before infill-actor; then
+	serve actor
+	row infill-actor -url http://127.0.0.1:18015 -functions 1 -actor
+	stop
+fi
+if [ -n "${VENV:-}" ] && ! done_before llama-cpp-python; then
+	"$VENV/bin/python" -m llama_cpp.server --model "${ACTOR_HOME:-$HOME/.cache/actor}/models/$MODEL.gguf" --host 127.0.0.1 --port 18016 \
+		--n_threads "$THREADS" --n_threads_batch "$THREADS" --n_ctx 8192 >"$SRC/editreplay-llamacpp.log" 2>&1 &
+	pid=$!
+	wait_up http://127.0.0.1:18016
+	row llama-cpp-python -url http://127.0.0.1:18016 -functions 1 -api completions -max-tokens 16
+	stop
+fi
+for f in "$OUT"/*.txt; do echo "$(basename "$f" .txt): $(tail -1 "$f")"; done
