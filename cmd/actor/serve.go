@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"actor/generate"
+	"actor/infill"
 	"actor/pipeline"
 	"actor/serve"
 )
@@ -21,11 +22,14 @@ import (
 type serveFlags struct {
 	methodFlags
 	modelFlags
-	repos          []string
-	runs           string
-	addr           string
-	token          string
-	queue, reuse   int
+	repos        []string
+	runs         string
+	addr         string
+	token        string
+	queue, reuse int
+	// cursor bounds the repository's context of a completion at the
+	// cursor.
+	cursor         infill.ContextBudget
 	timeout, grace time.Duration
 	watch          time.Duration
 }
@@ -80,6 +84,8 @@ See docs/openapi.yaml.`,
 	fs.DurationVar(&f.timeout, "timeout", serve.DefaultTimeout, "time limit of a request, its wait in the queue included")
 	fs.DurationVar(&f.watch, "watch", 5*time.Second, "how often the repositories' source files are checked for changes, a changed one re-read (0: only on POST /v1/repos/NAME/reindex)")
 	fs.DurationVar(&f.grace, "grace", 30*time.Second, "on SIGINT/SIGTERM, time running requests get to finish before they are cancelled")
+	fs.IntVar(&f.cursor.Symbols, "cursor-symbols", infill.DefaultContextBudget.Symbols, "POST /infill: tokens of the repository's context for the definitions in scope at the cursor or named above it")
+	fs.IntVar(&f.cursor.Blocks, "cursor-blocks", infill.DefaultContextBudget.Blocks, "POST /infill: tokens of the repository's context for the blocks retrieved with the lines above the cursor")
 	fs.IntVar(&f.reuse, "cache-reuse", 32, "POST /infill: reuse runs of at least this many cached tokens that only moved (the text after the cursor); 0: only the common prefix")
 	return cmd
 }
@@ -88,6 +94,10 @@ See docs/openapi.yaml.`,
 func (f *serveFlags) run(cmd *cobra.Command, stderr io.Writer) error {
 	if len(f.repos) == 0 {
 		return errors.New("serve: give at least one --repo DIR")
+	}
+	if f.cursor.Symbols < 0 || f.cursor.Blocks < 0 || f.cursor == (infill.ContextBudget{}) {
+		return fmt.Errorf("serve: --cursor-symbols %d, --cursor-blocks %d: give tokens >= 0, not both 0 (a request asks without the repository's context with \"context\": false)",
+			f.cursor.Symbols, f.cursor.Blocks)
 	}
 	if f.token == "" {
 		f.token = os.Getenv("ACTOR_TOKEN")
@@ -106,7 +116,7 @@ func (f *serveFlags) run(cmd *cobra.Command, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	srv, err := serve.New(ctx, pl, serve.Config{Repos: f.repos, Runs: f.runs, Token: f.token, Queue: f.queue, Timeout: f.timeout, Watch: f.watch,
-		CacheReuse: f.reuse, Log: stderr})
+		CacheReuse: f.reuse, Context: f.cursor, Log: stderr})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}

@@ -83,6 +83,8 @@ func TestServeBadFlags(t *testing.T) {
 		{[]string{"serve"}, "give at least one --repo"},
 		{[]string{"serve", "--repo", t.TempDir(), "--addr", "0.0.0.0:0"}, "--token"},
 		{[]string{"serve", "--repo", t.TempDir(), "--addr", "8080"}, `--addr "8080"`},
+		{[]string{"serve", "--repo", t.TempDir(), "--cursor-symbols", "0", "--cursor-blocks", "0"}, "not both 0"},
+		{[]string{"serve", "--repo", t.TempDir(), "--cursor-blocks", "-1"}, "--cursor-blocks -1"},
 	}
 	for _, c := range cases {
 		_, stderr, code := runActor(t, c.args...)
