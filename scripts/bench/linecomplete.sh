@@ -25,7 +25,10 @@
 #    model file the first SIDE lines (default 50) of each language as
 #    OpenAI fill-in-the-middle requests, and actor serve the same (mode
 #    completions), for the side-by-side rows.
-# Then prints the report (go run ./scripts/bench/linecomplete report).
+# Then prints the report (go run ./scripts/bench/linecomplete report),
+# the differences from none also split by OUT/needing: the lines needing a
+# name the prompt's text of the file lacks (linecomplete names, without
+# the model), where context can help, and the others.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SRC=${SRC:?set SRC to a folder for the packages and tasks}
@@ -57,8 +60,11 @@ fetch() {
 }
 fetch
 declare -A dirs=([python]=click-8.1.7 [go]=cobra [javascript]=commander/package [rust]=semver)
+mkdir -p "$OUT/needing"
 for lang in python go javascript rust; do
 	[ -s "$tasks/$lang.jsonl" ] || "$lc" prepare -src "$SRC/${dirs[$lang]}" -lang "$lang" -n 200 -seed 1 -out "$tasks/$lang.jsonl"
+	# the lines needing a name the prompt's text of the file lacks (no model)
+	[ -s "$OUT/needing/$lang.jsonl" ] || "$lc" names -src "$SRC/${dirs[$lang]}" -tasks "$tasks/$lang.jsonl" -needing "$OUT/needing/$lang.jsonl" >/dev/null
 done
 
 wait_up() { for _ in $(seq 1800); do curl -sf "$1/v1/models" >/dev/null && return 0; sleep 1; done; echo "server at $1 did not start" >&2; return 1; }
@@ -88,4 +94,4 @@ if [ -n "${VENV:-}" ]; then
 		"$lc" run -tasks "$tasks/$lang.jsonl" -url http://127.0.0.1:18014 -mode completions -label llama-cpp-python -out "$OUT/$lang-llama-cpp-python.jsonl" -block 10 -first "$SIDE"
 	done
 fi
-"$lc" report "$OUT"/*.jsonl
+"$lc" report $(printf -- '-needing %s ' "$OUT"/needing/*.jsonl) "$OUT"/*.jsonl

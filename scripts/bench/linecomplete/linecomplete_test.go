@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -163,8 +164,11 @@ func TestCountNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := nameCounts{lines: 1, needing: 1, needed: 2, inPackage: 2, inRepo: 2, inChunks: 1}
-	c.repoTokens, c.chunkTokens = 0, 0
-	if c != want {
+	if len(c.needingLines) != 1 || c.needingLines[0] != (lineKey{"go", "a.go:8"}) {
+		t.Errorf("lines needing a name %v, want go a.go:8", c.needingLines)
+	}
+	c.repoTokens, c.chunkTokens, c.needingLines = 0, 0, nil
+	if !reflect.DeepEqual(c, want) {
 		t.Errorf("counts %+v, want %+v", c, want)
 	}
 }
@@ -202,7 +206,8 @@ func TestBlockOrder(t *testing.T) {
 // TestReport compares the /infill modes over the lines all answered and
 // the other modes among themselves, and works the paired differences
 // from none by hand: go's repo is exact where none is not on one line of
-// two (+50 points), and 0.5 more similar on it (+25 points).
+// two (+50 points), and 0.5 more similar on it (+25 points); split by
+// -needing, that line alone (+100, +50) and the other (0, 0).
 func TestReport(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name string, rs ...result) string {
@@ -223,8 +228,12 @@ func TestReport(t *testing.T) {
 			result{ID: "c", Lang: "go", Mode: "repo", EditSim: 0, Seconds: 2}),
 		write("go-llama.jsonl", result{ID: "a", Lang: "go", Mode: "llama", EditSim: 0.25, Seconds: 4}),
 	}
+	needing := filepath.Join(dir, "needing.jsonl")
+	if err := writeNeeding(needing, []lineKey{{"go", "a"}, {"python", "b"}}); err != nil {
+		t.Fatal(err)
+	}
 	var out strings.Builder
-	if err := report(&out, files); err != nil {
+	if err := report(&out, append([]string{"-needing", needing}, files...)); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -232,6 +241,8 @@ func TestReport(t *testing.T) {
 		"| go | repo | 2 | 100.0 | 100.0 | 2.00 | 0 |",
 		"| go | llama | 1 | 0.0 | 25.0 | 4.00 | 0 |",
 		"| go | repo | 2 | +50.0 [+0.0, +100.0] | +25.0 [+0.0, +50.0] | 1 / 0 |",
+		"Lines needing a name the prompt's file text lacks:\n\n| language | context − none | lines | exact match, points [95 %] | edit similarity, points [95 %] | lines more / less similar |\n|---|---|---|---|---|---|\n| go | repo | 1 | +100.0 [+100.0, +100.0] | +50.0 [+50.0, +50.0] | 1 / 0 |",
+		"The other lines:\n\n| language | context − none | lines | exact match, points [95 %] | edit similarity, points [95 %] | lines more / less similar |\n|---|---|---|---|---|---|\n| go | repo | 1 | +0.0 [+0.0, +0.0] | +0.0 [+0.0, +0.0] | 0 / 0 |",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the report lacks %q:\n%s", want, out.String())

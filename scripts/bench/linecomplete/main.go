@@ -8,8 +8,8 @@
 //
 //	go run ./scripts/bench/linecomplete prepare -src DIR -lang go -n 200 -out TASKS.jsonl
 //	go run ./scripts/bench/linecomplete run -tasks TASKS.jsonl -url http://127.0.0.1:8012 -mode repo -out RESULTS.jsonl
-//	go run ./scripts/bench/linecomplete report RESULTS.jsonl...
-//	go run ./scripts/bench/linecomplete names -src DIR -tasks TASKS.jsonl
+//	go run ./scripts/bench/linecomplete report [-needing NEEDING.jsonl]... RESULTS.jsonl...
+//	go run ./scripts/bench/linecomplete names -src DIR -tasks TASKS.jsonl [-needing NEEDING.jsonl]
 //
 // prepare picks lines of at least 10 characters inside function bodies
 // (codesrc.Definitions; not comments, docstrings or the lines of a

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 
@@ -33,6 +35,7 @@ func names(args []string) error {
 	src := fs.String("src", "", "the package's source folder (as served)")
 	tasksFile := fs.String("tasks", "", "tasks file (prepare's)")
 	model := fs.String("model", "qwen2.5-coder-0.5b", "the model whose tokenizer counts the budgets (name or GGUF path)")
+	needingOut := fs.String("needing", "", "also write the lines needing such a name to this file (JSON lines of lang and id, for report -needing)")
 	fs.Parse(args)
 	if *src == "" || *tasksFile == "" {
 		return errors.New("names: give -src and -tasks")
@@ -58,6 +61,11 @@ func names(args []string) error {
 	if err != nil {
 		return err
 	}
+	if *needingOut != "" {
+		if err := writeNeeding(*needingOut, c.needingLines); err != nil {
+			return err
+		}
+	}
 	fmt.Println("| language | lines | lines needing a name the prompt's file text lacks | such names | in the package elsewhere | in the repository's context | in the editor's chunks | context tokens per line: repository / chunks |")
 	fmt.Println("|---|---|---|---|---|---|---|---|")
 	fmt.Printf("| %s | %d | %d | %d | %d (%.0f %%) | %d (%.0f %%) | %d (%.0f %%) | %d / %d |\n", tasks[0].Lang, c.lines, c.needing, c.needed,
@@ -76,6 +84,32 @@ type nameCounts struct {
 	inPackage, inRepo, inChunks int
 	// the context's tokens, summed over lines
 	repoTokens, chunkTokens int
+	// needingLines are the lines needing such a name.
+	needingLines []lineKey
+}
+
+// lineKey names a masked line across languages.
+type lineKey struct {
+	Lang string `json:"lang"`
+	ID   string `json:"id"`
+}
+
+// writeNeeding writes the lines needing a name to path, whole or not at
+// all.
+func writeNeeding(path string, lines []lineKey) error {
+	var b strings.Builder
+	for _, l := range lines {
+		j, err := json.Marshal(l)
+		if err != nil {
+			return err
+		}
+		b.Write(append(j, '\n'))
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // countNames counts, for tasks of the package whose source files are
@@ -134,6 +168,7 @@ func countNames(tok *tokenizer.Tokenizer, files map[string][]byte, tasks []task)
 		c.needed += fresh
 		if fresh > 0 {
 			c.needing++
+			c.needingLines = append(c.needingLines, lineKey{t.Lang, t.ID})
 		}
 	}
 	return c, nil

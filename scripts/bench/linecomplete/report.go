@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -21,10 +22,37 @@ var infillModes = []string{"none", "chunks", "repo", "both"}
 // over the lines every mode of a group answered (a run in progress
 // compares like with like); then each context against none, line by
 // line, with 95 % bootstrap intervals over lines, by language and over
-// all languages.
-func report(w io.Writer, files []string) error {
+// all languages. With -needing FILE (names -needing's lines, of any
+// number of languages, the flag repeated), the differences again over
+// the lines needing a name the prompt's file text lacks, and over the
+// others: context can help the first through names, and only distract
+// on the second.
+func report(w io.Writer, args []string) error {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	var needingFiles []string
+	fs.Func("needing", "lines needing a name (names -needing's output; repeat for several)", func(v string) error {
+		needingFiles = append(needingFiles, v)
+		return nil
+	})
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	files := fs.Args()
 	if len(files) == 0 {
 		return errors.New("report: give results files")
+	}
+	var needing map[lineKey]bool
+	for _, f := range needingFiles {
+		lines, err := readLines[lineKey](f)
+		if err != nil {
+			return err
+		}
+		if needing == nil {
+			needing = map[lineKey]bool{}
+		}
+		for _, l := range lines {
+			needing[l] = true
+		}
 	}
 	byLang := map[string]map[string]map[string]result{} // lang → mode → id
 	for _, f := range files {
@@ -44,7 +72,9 @@ func report(w io.Writer, files []string) error {
 	}
 	fmt.Fprintln(w, "| language | context | lines | exact match % | edit similarity % | p50 s | prompt tokens cached % |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
-	pairs := map[string]*pairedDiffs{} // mode → differences from none, all languages
+	// mode → differences from none, all languages: all lines, the lines
+	// needing a name, the others
+	pairs, need, rest := map[string]*pairedDiffs{}, map[string]*pairedDiffs{}, map[string]*pairedDiffs{}
 	var langs []string
 	for _, lang := range sortedKeys(byLang) {
 		modes := byLang[lang]
@@ -61,18 +91,47 @@ func report(w io.Writer, files []string) error {
 				continue
 			}
 			langs = append(langs, lang)
+			needs := func(id string) bool { return needing[lineKey{lang, id}] }
 			for _, mode := range group[1:] {
-				if pairs[mode] == nil {
-					pairs[mode] = &pairedDiffs{}
+				addPaired(pairs, mode, lang, modes, common)
+				if needing != nil {
+					addPaired(need, mode, lang, modes, slices.DeleteFunc(slices.Clone(common), func(id string) bool { return !needs(id) }))
+					addPaired(rest, mode, lang, modes, slices.DeleteFunc(slices.Clone(common), needs))
 				}
-				pairs[mode].add(lang, modes["none"], modes[mode], common)
 			}
 		}
 	}
+	if err := printPaired(w, "", pairs, langs); err != nil {
+		return err
+	}
+	if err := printPaired(w, "Lines needing a name the prompt's file text lacks:", need, langs); err != nil {
+		return err
+	}
+	return printPaired(w, "The other lines:", rest, langs)
+}
+
+// addPaired adds a language's differences of mode from none over lines.
+func addPaired(pairs map[string]*pairedDiffs, mode, lang string, modes map[string]map[string]result, lines []string) {
+	if len(lines) == 0 {
+		return
+	}
+	if pairs[mode] == nil {
+		pairs[mode] = &pairedDiffs{}
+	}
+	pairs[mode].add(lang, modes["none"], modes[mode], lines)
+}
+
+// printPaired prints each context's differences from none, by language
+// and pooled, under a title ("": none); nothing when there are none.
+func printPaired(w io.Writer, title string, pairs map[string]*pairedDiffs, langs []string) error {
 	if len(pairs) == 0 {
 		return nil
 	}
 	fmt.Fprintln(w)
+	if title != "" {
+		fmt.Fprintln(w, title)
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintln(w, "| language | context − none | lines | exact match, points [95 %] | edit similarity, points [95 %] | lines more / less similar |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|")
 	for _, mode := range infillModes[1:] {
