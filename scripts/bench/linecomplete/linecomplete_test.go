@@ -30,7 +30,8 @@ func TestEditSim(t *testing.T) {
 }
 
 // TestPrepare masks lines of function bodies only, with the plugins'
-// prefix and suffix around them and the same chunks for a file's lines.
+// prefix and suffix around them and the same chunks for a file's lines;
+// -exclude leaves out lines and changes no other.
 func TestPrepare(t *testing.T) {
 	dir := t.TempDir()
 	src := "package a\n\n// F adds.\nfunc F(a, b int) int {\n\tsum := a + b\n\tif sum > 100 {\n\t\tsum = 100\n\t}\n\treturn sum\n}\n"
@@ -58,6 +59,20 @@ func TestPrepare(t *testing.T) {
 	}
 	if strings.Join(ids, " ") != "a.go:5 a.go:6 a.go:9 b.go:4" {
 		t.Errorf("masked %v", ids)
+	}
+	// -exclude leaves out the lines of another tasks file, the others as
+	// they were
+	os.WriteFile(filepath.Join(dir, "reported.jsonl"), []byte(`{"id":"a.go:6"}`+"\n"+`{"id":"b.go:4"}`+"\n"), 0o644)
+	rest := filepath.Join(dir, "rest.jsonl")
+	if err := prepare([]string{"-src", dir, "-lang", "go", "-n", "5", "-exclude", filepath.Join(dir, "reported.jsonl"), "-out", rest}); err != nil {
+		t.Fatal(err)
+	}
+	left, err := readLines[task](rest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 2 || !reflect.DeepEqual(left[0], tasks[0]) || !reflect.DeepEqual(left[1], tasks[2]) {
+		t.Errorf("-exclude: %+v", left)
 	}
 }
 

@@ -105,9 +105,20 @@ func prepare(args []string) error {
 	n := fs.Int("n", 200, "lines to mask")
 	seed := fs.Uint64("seed", 1, "the choice of lines and chunks")
 	out := fs.String("out", "", "tasks file (JSON lines)")
+	exclude := fs.String("exclude", "", "a tasks file whose lines are left out (after the choice, so the others and their chunks stay those of the seed): lines for choosing settings apart from the reported ones")
 	fs.Parse(args)
 	if *src == "" || *lang == "" || *out == "" {
 		return errors.New("prepare: give -src, -lang and -out")
+	}
+	skip := map[string]bool{}
+	if *exclude != "" {
+		old, err := readLines[task](*exclude)
+		if err != nil {
+			return err
+		}
+		for _, t := range old {
+			skip[t.ID] = true
+		}
 	}
 	files, err := readSources(*src)
 	if err != nil {
@@ -156,6 +167,7 @@ func prepare(args []string) error {
 	}
 	slices.SortFunc(cands, func(a, b cand) int { return cmp.Or(cmp.Compare(a.path, b.path), cmp.Compare(a.line, b.line)) })
 	ring := map[string][]chunk{}
+	left := 0 // lines left out by -exclude
 	f, err := os.Create(*out)
 	if err != nil {
 		return err
@@ -175,6 +187,10 @@ func prepare(args []string) error {
 			ring[c.path] = chunks(rng, files, paths, c.path)
 		}
 		t.Chunks = ring[c.path]
+		if skip[t.ID] {
+			left++
+			continue
+		}
 		if err := enc.Encode(t); err != nil {
 			return err
 		}
@@ -182,7 +198,7 @@ func prepare(args []string) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "%d lines of %d candidates in %s\n", len(cands), total, *src)
+	fmt.Fprintf(os.Stderr, "%d lines of %d candidates in %s (%d of them left out)\n", len(cands), total, *src, left)
 	return f.Close()
 }
 
