@@ -101,7 +101,8 @@ func NewRepository(name string, files map[string][]byte, tab *symbols.Table) *Re
 }
 
 // ContextBudget bounds the repository's context of one completion, in
-// tokens: the definitions in scope at the cursor (Python), then the
+// tokens: the definitions (in Python those in scope at the cursor, in
+// the other languages those of the names used above it), then the
 // blocks retrieved for the lines above it.
 type ContextBudget struct {
 	Symbols, Blocks int

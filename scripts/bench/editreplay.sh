@@ -30,16 +30,17 @@ THREADS=${THREADS:-2}
 file=$SRC/click-8.1.7/src/click/utils.py
 mkdir -p "$OUT"
 tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"; [ -z "${pid:-}" ] || kill $pid 2>/dev/null || true' EXIT
 replay=$tmp/editreplay
 go build -o "$replay" ./scripts/bench/editreplay
-trap 'rm -rf "$tmp"; [ -z "${pid:-}" ] || kill $pid 2>/dev/null || true' EXIT
+. scripts/bench/servers.sh
 
-wait_up() { for _ in $(seq 600); do curl -sf "$1/v1/models" >/dev/null && return 0; sleep 1; done; echo "server at $1 did not start" >&2; return 1; }
 serve() { # METHOD: start actor serve on click
+	free http://127.0.0.1:18015
 	"$ACTOR" serve --model "$MODEL" --repo "$SRC/click-8.1.7" --addr 127.0.0.1:18015 --threads "$THREADS" \
 		--method "$1" --encoder none --cache-reuse 32 >"$SRC/editreplay-serve.log" 2>&1 &
 	pid=$!
-	wait_up http://127.0.0.1:18015
+	wait_up http://127.0.0.1:18015 $pid "$SRC/editreplay-serve.log"
 }
 stop() { kill $pid; wait $pid 2>/dev/null || true; pid=; }
 row() { # NAME ARGS...: one replay into OUT/NAME.jsonl and OUT/NAME.txt
@@ -67,10 +68,11 @@ if ! done_before infill-actor; then
 	stop
 fi
 if [ -n "${VENV:-}" ] && ! done_before llama-cpp-python; then
+	free http://127.0.0.1:18016
 	"$VENV/bin/python" -m llama_cpp.server --model "${ACTOR_HOME:-$HOME/.cache/actor}/models/$MODEL.gguf" --host 127.0.0.1 --port 18016 \
 		--n_threads "$THREADS" --n_threads_batch "$THREADS" --n_ctx 8192 >"$SRC/editreplay-llamacpp.log" 2>&1 &
 	pid=$!
-	wait_up http://127.0.0.1:18016
+	wait_up http://127.0.0.1:18016 $pid "$SRC/editreplay-llamacpp.log"
 	row llama-cpp-python -url http://127.0.0.1:18016 -functions 1 -api completions -max-tokens 16
 	stop
 fi

@@ -64,15 +64,17 @@ mkdir -p "$OUT/needing"
 for lang in python go javascript rust; do
 	[ -s "$tasks/$lang.jsonl" ] || "$lc" prepare -src "$SRC/${dirs[$lang]}" -lang "$lang" -n 200 -seed 1 -out "$tasks/$lang.jsonl"
 	# the lines needing a name the prompt's text of the file lacks (no model)
-	[ -s "$OUT/needing/$lang.jsonl" ] || "$lc" names -src "$SRC/${dirs[$lang]}" -tasks "$tasks/$lang.jsonl" -needing "$OUT/needing/$lang.jsonl" >/dev/null
+	[ "$OUT/needing/$lang.jsonl" -nt "$tasks/$lang.jsonl" ] ||
+		"$lc" names -model "$MODEL" -src "$SRC/${dirs[$lang]}" -tasks "$tasks/$lang.jsonl" -needing "$OUT/needing/$lang.jsonl" >/dev/null
 done
 
-wait_up() { for _ in $(seq 1800); do curl -sf "$1/v1/models" >/dev/null && return 0; sleep 1; done; echo "server at $1 did not start" >&2; return 1; }
+. scripts/bench/servers.sh
+free http://127.0.0.1:18013
 "$ACTOR" serve --model "$MODEL" --repo "$SRC/click-8.1.7" --repo "$SRC/cobra" --repo "$SRC/commander/package" --repo "$SRC/semver" \
 	--addr 127.0.0.1:18013 --threads "$THREADS" --method rawprompt --encoder none --cache-reuse 32 --timeout 30m >"$SRC/serve.log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT
-wait_up http://127.0.0.1:18013
+wait_up http://127.0.0.1:18013 $pid "$SRC/serve.log"
 for round in $(seq "$rounds"); do
 	for lang in python go javascript rust; do
 		for mode in none repo chunks; do
@@ -86,12 +88,16 @@ if [ -n "${VENV:-}" ]; then
 		"$lc" run -tasks "$tasks/$lang.jsonl" -url http://127.0.0.1:18013 -mode completions -out "$OUT/$lang-completions.jsonl" -block 10 -first "$SIDE"
 	done
 	kill $pid
+	wait $pid 2>/dev/null || true
+	free http://127.0.0.1:18014
 	"$VENV/bin/python" -m llama_cpp.server --model "${ACTOR_HOME:-$HOME/.cache/actor}/models/$MODEL.gguf" --host 127.0.0.1 --port 18014 \
 		--n_threads "$THREADS" --n_threads_batch "$THREADS" --n_ctx 8192 >"$SRC/llamacpp.log" 2>&1 &
 	pid=$!
-	wait_up http://127.0.0.1:18014
+	wait_up http://127.0.0.1:18014 $pid "$SRC/llamacpp.log"
 	for lang in python go javascript rust; do
 		"$lc" run -tasks "$tasks/$lang.jsonl" -url http://127.0.0.1:18014 -mode completions -label llama-cpp-python -out "$OUT/$lang-llama-cpp-python.jsonl" -block 10 -first "$SIDE"
 	done
 fi
-"$lc" report $(printf -- '-needing %s ' "$OUT"/needing/*.jsonl) "$OUT"/*.jsonl
+needing=()
+for f in "$OUT"/needing/*.jsonl; do needing+=(-needing "$f"); done
+"$lc" report "${needing[@]}" "$OUT"/*.jsonl

@@ -30,8 +30,7 @@ func TestEditSim(t *testing.T) {
 }
 
 // TestPrepare masks lines of function bodies only, with the plugins'
-// prefix and suffix around them and the same chunks for a file's lines;
-// -exclude leaves out lines and changes no other.
+// prefix and suffix around them and the same chunks for a file's lines.
 func TestPrepare(t *testing.T) {
 	dir := t.TempDir()
 	src := "package a\n\n// F adds.\nfunc F(a, b int) int {\n\tsum := a + b\n\tif sum > 100 {\n\t\tsum = 100\n\t}\n\treturn sum\n}\n"
@@ -60,22 +59,58 @@ func TestPrepare(t *testing.T) {
 	if strings.Join(ids, " ") != "a.go:5 a.go:6 a.go:9 b.go:4" {
 		t.Errorf("masked %v", ids)
 	}
-	// -exclude leaves out the lines of another tasks file, the others as
-	// they were
-	os.WriteFile(filepath.Join(dir, "reported.jsonl"), []byte(`{"id":"a.go:6"}`+"\n"+`{"id":"b.go:4"}`+"\n"), 0o644)
-	rest := filepath.Join(dir, "rest.jsonl")
-	if err := prepare([]string{"-src", dir, "-lang", "go", "-n", "5", "-exclude", filepath.Join(dir, "reported.jsonl"), "-out", rest}); err != nil {
-		t.Fatal(err)
+}
+
+// TestPrepareExclude: -exclude leaves out another tasks file's lines
+// after the choice, so the lines kept and their chunks are those of the
+// seed: with every line of the first file chosen left out (its chunks
+// still drawn) and fewer lines asked than there are, the rest equals the
+// full run's.
+func TestPrepareExclude(t *testing.T) {
+	dir := t.TempDir()
+	var long strings.Builder
+	long.WriteString("package a\n\nfunc H() int {\n")
+	for i := range 45 {
+		fmt.Fprintf(&long, "\tvalue%02d := %d * 3\n", i, i)
 	}
-	left, err := readLines[task](rest)
-	if err != nil {
-		t.Fatal(err)
+	long.WriteString("\treturn value00\n}\n")
+	os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a\n\nfunc F(a, b int) int {\n\tsum := a + b\n\tif sum > 100 {\n\t\tsum = 100\n\t}\n\treturn sum\n}\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.go"), []byte(long.String()), 0o644)
+	os.WriteFile(filepath.Join(dir, "c.go"), []byte(strings.ReplaceAll(long.String(), "H()", "K()")), 0o644)
+	ask := func(out string, extra ...string) []task {
+		args := append([]string{"-src", dir, "-lang", "go", "-n", "30", "-seed", "3", "-out", filepath.Join(dir, out)}, extra...)
+		if err := prepare(args); err != nil {
+			t.Fatal(err)
+		}
+		tasks, err := readLines[task](filepath.Join(dir, out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tasks
 	}
-	if len(left) != 2 || !reflect.DeepEqual(left[0], tasks[0]) || !reflect.DeepEqual(left[1], tasks[2]) {
-		t.Errorf("-exclude: %+v", left)
+	all := ask("all.jsonl")
+	var first, rest []task
+	for _, k := range all {
+		if k.Path == all[0].Path {
+			first = append(first, k)
+		} else {
+			rest = append(rest, k)
+		}
+	}
+	if len(first) == 0 || len(rest) == 0 || len(all) != 30 {
+		t.Fatalf("the choice: %d lines of %s, %d others", len(first), all[0].Path, len(rest))
+	}
+	var reported strings.Builder
+	for _, k := range first {
+		fmt.Fprintf(&reported, "{\"id\":%q}\n", k.ID)
+	}
+	os.WriteFile(filepath.Join(dir, "reported.jsonl"), []byte(reported.String()), 0o644)
+	if got := ask("rest.jsonl", "-exclude", filepath.Join(dir, "reported.jsonl")); !reflect.DeepEqual(got, rest) {
+		t.Errorf("-exclude: %d tasks, not the full run's %d others with their chunks", len(got), len(rest))
 	}
 }
 
+// TestProse marks docstring and block-comment lines.
 func TestProse(t *testing.T) {
 	lines := []string{"def f():", `    """Doc`, "    more doc", `    """`, "    x = 1  # ok", "    /* c */ y", "    z = '''a''' + b"}
 	got := prose(lines)
@@ -242,6 +277,8 @@ func TestReport(t *testing.T) {
 			result{ID: "b", Lang: "go", Mode: "repo", Exact: true, EditSim: 1, Seconds: 2},
 			result{ID: "c", Lang: "go", Mode: "repo", EditSim: 0, Seconds: 2}),
 		write("go-llama.jsonl", result{ID: "a", Lang: "go", Mode: "llama", EditSim: 0.25, Seconds: 4}),
+		write("rust-none.jsonl", result{ID: "a", Lang: "rust", Mode: "none", Seconds: 1}),
+		write("rust-repo.jsonl", result{ID: "a", Lang: "rust", Mode: "repo", EditSim: 0.5, Seconds: 1}),
 	}
 	needing := filepath.Join(dir, "needing.jsonl")
 	if err := writeNeeding(needing, []lineKey{{"go", "a"}, {"python", "b"}}); err != nil {
@@ -250,6 +287,11 @@ func TestReport(t *testing.T) {
 	var out strings.Builder
 	if err := report(&out, append([]string{"-needing", needing}, files...)); err != nil {
 		t.Fatal(err)
+	}
+	// rust has no line in the -needing file: its row is in the first
+	// table and the differences, not split
+	if n := strings.Count(out.String(), "| rust | repo | 1 |"); n != 2 {
+		t.Errorf("rust's repo rows: %d, want 2 (not split):\n%s", n, out.String())
 	}
 	for _, want := range []string{
 		"| go | none | 2 | 50.0 | 75.0 | 2.00 | 0 |",

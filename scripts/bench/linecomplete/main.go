@@ -6,7 +6,7 @@
 // masked line (exact match and edit similarity, both without the
 // indentation).
 //
-//	go run ./scripts/bench/linecomplete prepare -src DIR -lang go -n 200 -out TASKS.jsonl
+//	go run ./scripts/bench/linecomplete prepare -src DIR -lang go -n 200 [-seed N] [-exclude TASKS.jsonl] -out TASKS.jsonl
 //	go run ./scripts/bench/linecomplete run -tasks TASKS.jsonl -url http://127.0.0.1:8012 -mode repo -out RESULTS.jsonl
 //	go run ./scripts/bench/linecomplete report [-needing NEEDING.jsonl]... RESULTS.jsonl...
 //	go run ./scripts/bench/linecomplete names -src DIR -tasks TASKS.jsonl [-needing NEEDING.jsonl]
@@ -114,7 +114,7 @@ func prepare(args []string) error {
 	if *exclude != "" {
 		old, err := readLines[task](*exclude)
 		if err != nil {
-			return err
+			return fmt.Errorf("prepare: -exclude: %w", err)
 		}
 		for _, t := range old {
 			skip[t.ID] = true

@@ -106,10 +106,15 @@ func writeNeeding(path string, lines []lineKey) error {
 		b.Write(append(j, '\n'))
 	}
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
-		return err
+	err := os.WriteFile(tmp, []byte(b.String()), 0o644)
+	if err == nil {
+		err = os.Rename(tmp, path)
 	}
-	return os.Rename(tmp, path)
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("names: -needing: %w", err)
+	}
+	return nil
 }
 
 // countNames counts, for tasks of the package whose source files are

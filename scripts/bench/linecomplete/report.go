@@ -25,8 +25,8 @@ var infillModes = []string{"none", "chunks", "repo", "both"}
 // all languages. With -needing FILE (names -needing's lines, of any
 // number of languages, the flag repeated), the differences again over
 // the lines needing a name the prompt's file text lacks, and over the
-// others: context can help the first through names, and only distract
-// on the second.
+// others, for the languages with lines in those files: context can help
+// the first through names, and only distract on the second.
 func report(w io.Writer, args []string) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	var needingFiles []string
@@ -41,7 +41,10 @@ func report(w io.Writer, args []string) error {
 	if len(files) == 0 {
 		return errors.New("report: give results files")
 	}
+	// the lines needing a name, and the languages the -needing files
+	// cover (those of no line there are not split)
 	var needing map[lineKey]bool
+	split := map[string]bool{}
 	for _, f := range needingFiles {
 		lines, err := readLines[lineKey](f)
 		if err != nil {
@@ -51,7 +54,7 @@ func report(w io.Writer, args []string) error {
 			needing = map[lineKey]bool{}
 		}
 		for _, l := range lines {
-			needing[l] = true
+			needing[l], split[l.Lang] = true, true
 		}
 	}
 	byLang := map[string]map[string]map[string]result{} // lang → mode → id
@@ -94,7 +97,7 @@ func report(w io.Writer, args []string) error {
 			needs := func(id string) bool { return needing[lineKey{lang, id}] }
 			for _, mode := range group[1:] {
 				addPaired(pairs, mode, lang, modes, common)
-				if needing != nil {
+				if split[lang] {
 					addPaired(need, mode, lang, modes, slices.DeleteFunc(slices.Clone(common), func(id string) bool { return !needs(id) }))
 					addPaired(rest, mode, lang, modes, slices.DeleteFunc(slices.Clone(common), needs))
 				}
