@@ -192,6 +192,43 @@ func TestRunCompletions(t *testing.T) {
 	}
 }
 
+// TestRunInfillModes asks a stand-in /infill in each mode: the
+// repository's context, the editor's chunks and ACToR are asked for as
+// the mode says, and the answer's first line is scored.
+func TestRunInfillModes(t *testing.T) {
+	var asked []map[string]any
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req map[string]any
+		json.NewDecoder(r.Body).Decode(&req)
+		asked = append(asked, req)
+		fmt.Fprint(w, `{"content":"\tsum := a + b\nmore","timings":{"cache_n":3,"prompt_n":4}}`)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	tasks := filepath.Join(dir, "tasks.jsonl")
+	os.WriteFile(tasks, []byte(`{"id":"a.go:5","lang":"go","prefix":"p","suffix":"s","target":"\tsum := a + b","chunks":[{"filename":"b.go","text":"x"}]}`+"\n"), 0o644)
+	// mode → context, ACToR, chunks sent
+	want := map[string][3]bool{"none": {}, "chunks": {false, false, true}, "repo": {true, false, false},
+		"both": {true, false, true}, "actor": {true, true, false}}
+	for _, mode := range infillModes {
+		asked = nil
+		out := filepath.Join(dir, mode+".jsonl")
+		if err := run([]string{"-tasks", tasks, "-url", srv.URL, "-mode", mode, "-out", out}); err != nil {
+			t.Fatal(err)
+		}
+		_, chunks := asked[0]["input_extra"]
+		if got := [3]bool{asked[0]["context"] == true, asked[0]["actor"] == true, chunks}; len(asked) != 1 || got != want[mode] {
+			t.Errorf("mode %s: context, actor, chunks %v, want %v", mode, got, want[mode])
+		}
+		if res, _ := readLines[result](out); len(res) != 1 || !res[0].Exact || res[0].Mode != mode || res[0].CacheN != 3 {
+			t.Errorf("mode %s: results %+v", mode, res)
+		}
+	}
+	if err := run([]string{"-tasks", tasks, "-url", srv.URL, "-mode", "fast", "-out", filepath.Join(dir, "x.jsonl")}); err == nil {
+		t.Error("-mode fast accepted")
+	}
+}
+
 // TestCountNames works one masked line by hand: `return sum / unitFactor`
 // needs return and unitFactor, which the text around it lacks; the
 // repository's context shows Scale (named in the line above), whose body

@@ -20,7 +20,7 @@
 // none (llama.cpp's prompt, no chunks), chunks (llama.cpp's prompt with
 // the chunks), repo (the server's repository context, no chunks; serve the
 // package with --repo), both (the chunks, then the repository's context),
-// completions (POST /v1/completions with the suffix and no context, which
+// actor (repo with ACToR's re-retrieval at critical tokens), completions (POST /v1/completions with the suffix and no context, which
 // llama-cpp-python's server answers too; -label names such a run in the
 // report). run appends one line per task and skips the tasks its output
 // already has; -block asks blocks of neighbouring lines in a fixed

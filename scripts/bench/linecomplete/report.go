@@ -15,7 +15,7 @@ import (
 // infillModes are the modes asked of /infill, compared over the lines
 // all of them answered; the other modes (completions, a -label's) are
 // compared among themselves.
-var infillModes = []string{"none", "chunks", "repo", "both"}
+var infillModes = []string{"none", "chunks", "repo", "both", "actor"}
 
 // report prints exact match and edit similarity by language and mode,
 // with the median request time and the share of prompt tokens cached,

@@ -34,7 +34,7 @@ func run(args []string) error {
 	fs := flag.NewFlagSet("run", flag.ExitOnError)
 	tasksFile := fs.String("tasks", "", "tasks file (prepare's)")
 	url := fs.String("url", "http://127.0.0.1:8012", "the server")
-	mode := fs.String("mode", "repo", "none, chunks, repo, both, or completions (POST /v1/completions with the suffix, no context: what llama-cpp-python's server answers too)")
+	mode := fs.String("mode", "repo", "none, chunks, repo, both, actor (repo with ACToR's re-retrieval at critical tokens: a server with a probe), or completions (POST /v1/completions with the suffix, no context: what llama-cpp-python's server answers too)")
 	out := fs.String("out", "", "results file (JSON lines; appended, done tasks skipped)")
 	limit := fs.Int("limit", 0, "stop after this many new tasks (0: all)")
 	label := fs.String("label", "", "the results' mode column (default: the mode), to tell servers apart in one report")
@@ -44,8 +44,8 @@ func run(args []string) error {
 	if *tasksFile == "" || *out == "" {
 		return errors.New("run: give -tasks and -out")
 	}
-	if !slices.Contains([]string{"none", "chunks", "repo", "both", "completions"}, *mode) {
-		return fmt.Errorf("run: -mode %q: want none, chunks, repo, both or completions", *mode)
+	if !slices.Contains(append(slices.Clone(infillModes), "completions"), *mode) {
+		return fmt.Errorf("run: -mode %q: want %s or completions", *mode, strings.Join(infillModes, ", "))
 	}
 	tasks, err := readLines[task](*tasksFile)
 	if err != nil {
@@ -121,7 +121,7 @@ func ask(url, mode string, t task) (result, error) {
 	}
 	req := map[string]any{"input_prefix": t.Prefix, "input_suffix": t.Suffix, "prompt": "", "n_predict": 48,
 		"n_indent": t.Indent, "temperature": 0, "samplers": []string{"temperature"}, "stop": []string{"\n"},
-		"cache_prompt": true, "context": mode == "repo" || mode == "both"}
+		"cache_prompt": true, "context": mode != "none" && mode != "chunks", "actor": mode == "actor"}
 	if mode == "chunks" || mode == "both" {
 		req["input_extra"] = t.Chunks
 	}
