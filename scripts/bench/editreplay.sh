@@ -52,21 +52,18 @@ row() { # NAME ARGS...: one replay into OUT/NAME.jsonl and OUT/NAME.txt
 }
 done_before() { [ -s "$OUT/$1.txt" ]; }
 
-for name in infill infill-1 completions; do
-	done_before $name && continue
-	serve rawprompt
-	case $name in
-	infill) row infill -url http://127.0.0.1:18015 -functions 3 ;;
-	infill-1) row infill-1 -url http://127.0.0.1:18015 -functions 1 ;;
-	completions) row completions -url http://127.0.0.1:18015 -functions 1 -api completions -max-tokens 16 ;;
-	esac
+actor_row() { # NAME METHOD ARGS...: a row against a fresh actor serve --method METHOD
+	local name=$1 method=$2
+	shift 2
+	done_before "$name" && return 0
+	serve "$method"
+	row "$name" -url http://127.0.0.1:18015 "$@"
 	stop
-done
-if ! done_before infill-actor; then
-	serve actor
-	row infill-actor -url http://127.0.0.1:18015 -functions 1 -actor
-	stop
-fi
+}
+actor_row infill rawprompt -functions 3
+actor_row infill-1 rawprompt -functions 1
+actor_row completions rawprompt -functions 1 -api completions -max-tokens 16
+actor_row infill-actor actor -functions 1 -actor
 if [ -n "${VENV:-}" ] && ! done_before llama-cpp-python; then
 	free http://127.0.0.1:18016
 	"$VENV/bin/python" -m llama_cpp.server --model "${ACTOR_HOME:-$HOME/.cache/actor}/models/$MODEL.gguf" --host 127.0.0.1 --port 18016 \

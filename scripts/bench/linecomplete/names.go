@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 
@@ -13,6 +12,7 @@ import (
 	"actor/engine"
 	"actor/index"
 	"actor/infill"
+	"actor/internal/atomicfile"
 	"actor/pipeline"
 	"actor/symbols"
 	"actor/tokenizer"
@@ -105,13 +105,7 @@ func writeNeeding(path string, lines []lineKey) error {
 		}
 		b.Write(append(j, '\n'))
 	}
-	tmp := path + ".tmp"
-	err := os.WriteFile(tmp, []byte(b.String()), 0o644)
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.Write(path, []byte(b.String())); err != nil {
 		return fmt.Errorf("names: -needing: %w", err)
 	}
 	return nil
