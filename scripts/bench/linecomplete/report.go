@@ -94,12 +94,19 @@ func report(w io.Writer, args []string) error {
 				continue
 			}
 			langs = append(langs, lang)
-			needs := func(id string) bool { return needing[lineKey{lang, id}] }
+			var needLines, restLines []string
+			for _, id := range common {
+				if needing[lineKey{lang, id}] {
+					needLines = append(needLines, id)
+				} else {
+					restLines = append(restLines, id)
+				}
+			}
 			for _, mode := range group[1:] {
 				addPaired(pairs, mode, lang, modes, common)
 				if split[lang] {
-					addPaired(need, mode, lang, modes, slices.DeleteFunc(slices.Clone(common), func(id string) bool { return !needs(id) }))
-					addPaired(rest, mode, lang, modes, slices.DeleteFunc(slices.Clone(common), needs))
+					addPaired(need, mode, lang, modes, needLines)
+					addPaired(rest, mode, lang, modes, restLines)
 				}
 			}
 		}
