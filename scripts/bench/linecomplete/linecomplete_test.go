@@ -143,9 +143,9 @@ func TestInBackticks(t *testing.T) {
 }
 
 // TestRunCompletions asks a stand-in server in mode completions: the
-// prefix and suffix go out as prompt and suffix, the answer's first line
-// is scored, the label names the mode, and a second run skips what the
-// results already hold.
+// prefix and suffix go out as prompt and suffix without the repository's
+// context, the answer's first line is scored, the label names the mode,
+// and a second run skips what the results already hold.
 func TestRunCompletions(t *testing.T) {
 	var asked []map[string]any
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -172,6 +172,11 @@ func TestRunCompletions(t *testing.T) {
 	}
 	if len(asked) != 2 || asked[0]["prompt"] != "func F() {\n" || asked[0]["suffix"] != "\n}\n" {
 		t.Fatalf("requests %v, want the two tasks' prefix and suffix once each", asked)
+	}
+	// the same prompt as another server's: actor serve must not add the
+	// repository's context
+	if asked[0]["context"] != false {
+		t.Errorf("request %v: want \"context\": false", asked[0])
 	}
 	res, err := readLines[result](out)
 	if err != nil {

@@ -113,7 +113,7 @@ func blockOrder(tasks []task, n int) []task {
 func ask(url, mode string, t task) (result, error) {
 	if mode == "completions" {
 		ans, err := infillclient.PostCompletion(url, map[string]any{"prompt": t.Prefix, "suffix": t.Suffix,
-			"max_tokens": 48, "temperature": 0, "stop": []string{"\n"}})
+			"max_tokens": 48, "temperature": 0, "stop": []string{"\n"}, "context": false})
 		if err != nil {
 			return result{}, err
 		}
