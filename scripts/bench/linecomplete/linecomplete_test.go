@@ -144,7 +144,7 @@ func TestInBackticks(t *testing.T) {
 
 // TestRunCompletions asks a stand-in server in mode completions: the
 // prefix and suffix go out as prompt and suffix without the repository's
-// context, the answer's first line is scored, the label names the mode,
+// context and without a repeat penalty, the answer's first line is scored, the label names the mode,
 // and a second run skips what the results already hold.
 func TestRunCompletions(t *testing.T) {
 	var asked []map[string]any
@@ -177,6 +177,11 @@ func TestRunCompletions(t *testing.T) {
 	// repository's context
 	if asked[0]["context"] != false {
 		t.Errorf("request %v: want \"context\": false", asked[0])
+	}
+	// the same decoding as another server's: llama-cpp-python's server
+	// penalises repeats unless told not to
+	if asked[0]["repeat_penalty"] != 1.0 {
+		t.Errorf("request %v: want \"repeat_penalty\": 1", asked[0])
 	}
 	res, err := readLines[result](out)
 	if err != nil {

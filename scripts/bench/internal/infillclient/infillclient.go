@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"time"
 )
@@ -48,8 +49,16 @@ type Completion struct {
 	Seconds      float64
 }
 
-// PostCompletion sends req to url's /v1/completions.
+// PostCompletion sends req to url's /v1/completions, with
+// "repeat_penalty": 1 unless req sets it: llama-cpp-python's server
+// penalises repeats by default (1.1 over the last 64 tokens, the suffix's
+// among them, greedy decoding included), llama.cpp's server and actor do
+// not; a side by side compares the same decoding.
 func PostCompletion(url string, req map[string]any) (Completion, error) {
+	if _, set := req["repeat_penalty"]; !set {
+		req = maps.Clone(req)
+		req["repeat_penalty"] = 1.0
+	}
 	var ans struct {
 		Choices []struct {
 			Text string `json:"text"`
