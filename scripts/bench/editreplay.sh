@@ -19,7 +19,8 @@
 #   infill-1          the first function without ACToR, for the row above
 #   completions       /v1/completions with a suffix, greedy, 16 tokens,
 #                     no repository context, the first function
-#   llama-cpp-python  the same requests to llama-cpp-python's server
+#   llama-cpp-python  the same prompts to llama-cpp-python's server (laid
+#                     out as text: -fim-text)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SRC=${SRC:?set SRC to the folder holding click-8.1.7}
@@ -70,7 +71,7 @@ if [ -n "${VENV:-}" ] && ! done_before llama-cpp-python; then
 		--n_threads "$THREADS" --n_threads_batch "$THREADS" --n_ctx 8192 >"$SRC/editreplay-llamacpp.log" 2>&1 &
 	pid=$!
 	wait_up http://127.0.0.1:18016 $pid "$SRC/editreplay-llamacpp.log"
-	row llama-cpp-python -url http://127.0.0.1:18016 -functions 1 -api completions -max-tokens 16
+	row llama-cpp-python -url http://127.0.0.1:18016 -functions 1 -api completions -max-tokens 16 -fim-text
 	stop
 fi
 for f in "$OUT"/*.txt; do echo "$(basename "$f" .txt): $(tail -1 "$f")"; done

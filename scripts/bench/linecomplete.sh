@@ -24,7 +24,9 @@
 #    its server extras, also asks llama-cpp-python's server on the same
 #    model file the first SIDE lines (default 50) of each language as
 #    OpenAI fill-in-the-middle requests, and actor serve the same (mode
-#    completions), for the side-by-side rows.
+#    completions), for the side-by-side rows: the same prompt tokens
+#    (llama-cpp-python gets the layout as text, -fim-text: its suffix
+#    field drops the suffix's first token), greedy, no repeat penalty.
 # Then prints the report (go run ./scripts/bench/linecomplete report),
 # the differences from none also split by OUT/needing: the lines needing a
 # name the prompt's text of the file lacks (linecomplete names, without
@@ -95,7 +97,7 @@ if [ -n "${VENV:-}" ]; then
 	pid=$!
 	wait_up http://127.0.0.1:18014 $pid "$SRC/llamacpp.log"
 	for lang in python go javascript rust; do
-		"$lc" run -tasks "$tasks/$lang.jsonl" -url http://127.0.0.1:18014 -mode completions -label llama-cpp-python -out "$OUT/$lang-llama-cpp-python.jsonl" -block 10 -first "$SIDE"
+		"$lc" run -tasks "$tasks/$lang.jsonl" -url http://127.0.0.1:18014 -mode completions -fim-text -label llama-cpp-python -out "$OUT/$lang-llama-cpp-python.jsonl" -block 10 -first "$SIDE"
 	done
 fi
 needing=()

@@ -48,6 +48,7 @@ func main() {
 	out := flag.String("out", "", "also write each request as a JSON line here")
 	api := flag.String("api", "infill", "infill (llama.cpp's /infill, as llama.vim) or completions (/v1/completions with a suffix)")
 	maxTokens := flag.Int("max-tokens", 16, "with -api completions, max_tokens of each request")
+	fimText := flag.Bool("fim-text", false, "with -api completions, send the prompt in Qwen's fill-in-the-middle tokens as text, no suffix field (for llama-cpp-python's server, whose suffix field drops a token)")
 	actorOn := flag.Bool("actor", false, "with -api infill, ask for ACToR's critical-token re-retrieval (\"actor\": true; a server with a probe)")
 	flag.Parse()
 	ask := func(url, prefix, middle, suffix string, indent int) (request, error) {
@@ -57,7 +58,7 @@ func main() {
 	case "infill":
 	case "completions":
 		ask = func(url, prefix, middle, suffix string, _ int) (request, error) {
-			return askCompletion(url, prefix+middle, suffix, *maxTokens)
+			return askCompletion(url, prefix+middle, suffix, *maxTokens, *fimText)
 		}
 	default:
 		fmt.Fprintf(os.Stderr, "editreplay: -api %q: want infill or completions\n", *api)
@@ -166,12 +167,10 @@ func askInfill(url, prefix, middle, suffix string, indent int, actor bool) (requ
 		Triggers: ans.Actor.Triggers, Changes: ans.Actor.Changes, Reprefill: ans.Actor.Reprefill}, nil
 }
 
-// askCompletion sends one fill-in-the-middle request to /v1/completions,
-// greedy and without the repository's context ("context": false, a field
-// other servers ignore).
-func askCompletion(url, prompt, suffix string, maxTokens int) (request, error) {
-	ans, err := infillclient.PostCompletion(url, map[string]any{"prompt": prompt, "suffix": suffix, "max_tokens": maxTokens,
-		"temperature": 0, "seed": 1, "context": false})
+// askCompletion sends one fill-in-the-middle request to /v1/completions
+// (infillclient.FIM: greedy, no repository context, no repeat penalty).
+func askCompletion(url, prompt, suffix string, maxTokens int, asText bool) (request, error) {
+	ans, err := infillclient.PostFIM(url, infillclient.FIM{Prefix: prompt, Suffix: suffix, MaxTokens: maxTokens, AsText: asText})
 	if err != nil {
 		return request{}, err
 	}

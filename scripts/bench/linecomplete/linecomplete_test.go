@@ -200,6 +200,16 @@ func TestRunCompletions(t *testing.T) {
 	if res, _ := readLines[result](one); len(res) != 1 || res[0].ID != "a.go:5" {
 		t.Errorf("-first 1: results %+v", res)
 	}
+	// -fim-text: the prompt laid out in the model's tokens, no suffix
+	asked = nil
+	if err := run([]string{"-tasks", tasks, "-url", srv.URL, "-mode", "completions", "-fim-text", "-first", "1",
+		"-out", filepath.Join(dir, "text.jsonl")}); err != nil {
+		t.Fatal(err)
+	}
+	want := "<|fim_prefix|>func F() {\n<|fim_suffix|>\n}\n<|fim_middle|>"
+	if _, has := asked[0]["suffix"]; len(asked) != 1 || asked[0]["prompt"] != want || has {
+		t.Errorf("-fim-text: requests %v, want one with prompt %q and no suffix", asked, want)
+	}
 }
 
 // TestRunInfillModes asks a stand-in /infill in each mode: the

@@ -39,6 +39,7 @@ func run(args []string) error {
 	limit := fs.Int("limit", 0, "stop after this many new tasks (0: all)")
 	label := fs.String("label", "", "the results' mode column (default: the mode), to tell servers apart in one report")
 	block := fs.Int("block", 0, "ask in blocks of this many consecutive lines, the blocks in a fixed shuffled order, so that a stopped run has lines from the whole package and neighbouring lines still share the server's cache (0: the tasks' order, by file); a run continues one made with the same tasks file and -block")
+	fimText := fs.Bool("fim-text", false, "with -mode completions, send the prompt in Qwen's fill-in-the-middle tokens as text, no suffix field (for llama-cpp-python's server, whose suffix field drops a token)")
 	first := fs.Int("first", 0, "ask only the first this many tasks of the order (give -block, or they are the first files' lines) and no others, however often run (0: all)")
 	fs.Parse(args)
 	if *tasksFile == "" || *out == "" {
@@ -76,7 +77,7 @@ func run(args []string) error {
 		if *limit > 0 && n == *limit {
 			break
 		}
-		r, err := ask(*url, *mode, t)
+		r, err := ask(*url, *mode, *fimText, t)
 		if err != nil {
 			return fmt.Errorf("%s: %w", t.ID, err)
 		}
@@ -109,11 +110,12 @@ func blockOrder(tasks []task, n int) []task {
 }
 
 // ask sends one task as llama.vscode would (or, in mode completions, as
-// an OpenAI-style fill-in-the-middle request) and scores the answer.
-func ask(url, mode string, t task) (result, error) {
+// an OpenAI-style fill-in-the-middle request, infillclient.FIM) and scores
+// the answer.
+func ask(url, mode string, fimText bool, t task) (result, error) {
 	if mode == "completions" {
-		ans, err := infillclient.PostCompletion(url, map[string]any{"prompt": t.Prefix, "suffix": t.Suffix,
-			"max_tokens": 48, "temperature": 0, "stop": []string{"\n"}, "context": false})
+		ans, err := infillclient.PostFIM(url, infillclient.FIM{Prefix: t.Prefix, Suffix: t.Suffix, MaxTokens: 48,
+			Stop: []string{"\n"}, AsText: fimText})
 		if err != nil {
 			return result{}, err
 		}

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
 	"time"
 )
@@ -49,15 +48,35 @@ type Completion struct {
 	Seconds      float64
 }
 
-// PostCompletion sends req to url's /v1/completions, with
-// "repeat_penalty": 1 unless req sets it: llama-cpp-python's server
-// penalises repeats by default (1.1 over the last 64 tokens, the suffix's
-// among them, greedy decoding included), llama.cpp's server and actor do
-// not; a side by side compares the same decoding.
-func PostCompletion(url string, req map[string]any) (Completion, error) {
-	if _, set := req["repeat_penalty"]; !set {
-		req = maps.Clone(req)
-		req["repeat_penalty"] = 1.0
+// FIM is a greedy fill-in-the-middle request to /v1/completions, the
+// same for every server: without the repository's context ("context":
+// false, a field other servers ignore) and without a repeat penalty
+// ("repeat_penalty": 1: llama-cpp-python's server penalises repeats by
+// default, 1.1 over the last 64 tokens, greedy decoding included; actor
+// and llama.cpp's server do not).
+type FIM struct {
+	Prefix, Suffix string
+	MaxTokens      int
+	Stop           []string
+	// AsText sends the prompt laid out in Qwen's fill-in-the-middle
+	// tokens as text, <|fim_prefix|>P<|fim_suffix|>S<|fim_middle|>, with
+	// no suffix field: llama-cpp-python's server parses the special
+	// tokens of such a prompt and so reads the tokens actor lays out for
+	// a suffix, while for a suffix field it drops the suffix's first
+	// token (it assumes a space prefix when the GGUF does not say).
+	AsText bool
+}
+
+// PostFIM sends r to url's /v1/completions.
+func PostFIM(url string, r FIM) (Completion, error) {
+	req := map[string]any{"prompt": r.Prefix, "suffix": r.Suffix, "max_tokens": r.MaxTokens, "temperature": 0, "seed": 1,
+		"context": false, "repeat_penalty": 1.0}
+	if r.AsText {
+		req["prompt"] = "<|fim_prefix|>" + r.Prefix + "<|fim_suffix|>" + r.Suffix + "<|fim_middle|>"
+		delete(req, "suffix")
+	}
+	if len(r.Stop) > 0 {
+		req["stop"] = r.Stop
 	}
 	var ans struct {
 		Choices []struct {
