@@ -214,11 +214,6 @@ type infillResult struct {
 	Context []contextChunk `json:"context,omitempty"`
 	// Actor is what ACToR did (this server's; requests with "actor").
 	Actor *actorStats `json:"actor,omitempty"`
-	// Gate is the gate's account (this server's; with --cursor-gate).
-	Gate *gateReport `json:"context_gate,omitempty"`
-	// lineEntropy is the highest entropy, in nats, of the distributions
-	// the tokens of the completion's first line were drawn from.
-	lineEntropy float64
 }
 
 // contextChunk describes a chunk a prompt showed.
@@ -264,9 +259,7 @@ func rates(n int, ms float64) (perToken, perSecond float64) {
 // infillHandler answers POST /infill: the middle between the editor's
 // prefix and suffix, after the repository's context and the editor's
 // chunks, whole or streamed as llama.cpp streams it (server-sent events of
-// the pieces, then the final result; no [DONE]). With --cursor-gate the
-// repository's context is added only where llama.cpp's prompt leaves the
-// model unsure (gateInfill).
+// the pieces, then the final result; no [DONE]).
 func (s *Server) infillHandler(w http.ResponseWriter, r *http.Request) {
 	var req infillRequest
 	j, ctx, done, ok := admit(s, w, r, &req, false, s.parseInfill)
@@ -274,68 +267,37 @@ func (s *Server) infillHandler(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer done()
-	var st *sse
-	var gate *gateReport
-	if s.gated(j) {
-		draft, g, err := s.gateInfill(ctx, j)
-		if err != nil {
-			s.fail(w, nil, ctx, err)
-			return
-		}
-		if gate = g; !g.Context {
-			s.answerDraft(w, j, draft)
-			return
-		}
-	}
-	if j.stream {
-		st = startSSE(w)
-	}
 	prompt, cc, err := s.infillPrompt(j)
 	if err != nil {
-		s.fail(w, st, ctx, err)
+		s.fail(w, nil, ctx, err)
 		return
 	}
-	var a *cursorACToR
-	if j.actor && cc != nil && cc.found {
-		a = &cursorACToR{s: s, probe: s.p.Probe, cc: cc, chunks: cc.shown, prompt: prompt}
-	}
-	res, err := s.completeInfill(ctx, j, prompt, st, a)
-	if err != nil {
-		s.fail(w, st, ctx, err)
-		return
-	}
-	res.Gate = gate
-	if st != nil {
-		res.Content, res.Tokens = "", []int32{} // already streamed
-		st.send(selectFields(res, j.fields))
-		return
-	}
-	writeJSON(w, http.StatusOK, selectFields(res, j.fields))
-}
-
-// completeInfill writes the completion of prompt on a kept cache (the one
-// sharing the longest prefix), streaming the pieces on st when it is not
-// nil, with ACToR's judge when a is not nil; the result describes the
-// prompt (with ACToR, the last one).
-func (s *Server) completeInfill(ctx context.Context, j *infillJob, prompt infill.Prompt, st *sse, a *cursorACToR) (infillResult, error) {
 	ids := prompt.IDs
 	if len(ids)+1 > s.capacity {
-		return infillResult{}, badRequest("the prompt's %d tokens fill the model's context of %d", len(ids), s.capacity)
+		writeError(w, badRequest("the prompt's %d tokens fill the model's context of %d", len(ids), s.capacity))
+		return
 	}
 	predict := min(j.predict, s.capacity-len(ids))
 	sess, err := s.caches.pick(ids)
 	if err != nil {
-		return infillResult{}, err
+		s.fail(w, nil, ctx, err)
+		return
 	}
 	if !j.cache {
 		sess.Truncate(0)
 	}
-	if a != nil {
-		a.sess = sess
+	var st *sse
+	if j.stream {
+		st = startSSE(w)
+	}
+	var a *cursorACToR
+	if j.actor && cc != nil && cc.found {
+		a = &cursorACToR{s: s, probe: s.p.Probe, cc: cc, sess: sess, chunks: cc.shown, prompt: prompt}
 	}
 	res, err := s.runInfill(ctx, sess, j, ids, predict, st, a)
 	if err != nil {
-		return infillResult{}, err
+		s.fail(w, st, ctx, err)
+		return
 	}
 	if a != nil {
 		prompt, ids, res.Actor = a.prompt, a.prompt.IDs, &a.stats
@@ -344,23 +306,12 @@ func (s *Server) completeInfill(ctx context.Context, j *infillJob, prompt infill
 	for _, c := range prompt.Chunks {
 		res.Context = append(res.Context, contextChunk{Path: c.Path, Source: c.Source})
 	}
-	return res, nil
-}
-
-// answerDraft answers a completion written before the answer began (the
-// gate's draft): as JSON, or, for a streamed request, as llama.cpp streams
-// one: its content as one piece, then the final result.
-func (s *Server) answerDraft(w http.ResponseWriter, j *infillJob, res infillResult) {
-	if !j.stream {
-		writeJSON(w, http.StatusOK, selectFields(res, j.fields))
+	if st != nil {
+		res.Content, res.Tokens = "", []int32{} // already streamed
+		st.send(selectFields(res, j.fields))
 		return
 	}
-	st := startSSE(w)
-	if res.Content != "" {
-		st.send(infillResult{Content: res.Content, Tokens: res.Tokens, TokensPredicted: res.TokensPredicted, TokensEvaluated: res.TokensEvaluated})
-	}
-	res.Content, res.Tokens = "", []int32{}
-	st.send(selectFields(res, j.fields))
+	writeJSON(w, http.StatusOK, selectFields(res, j.fields))
 }
 
 // runInfill prefills ids into sess (reusing its cache) and decodes up to
@@ -379,11 +330,9 @@ func (s *Server) runInfill(ctx context.Context, sess *engine.Session, j *infillJ
 		return infillResult{}, err
 	}
 	first := time.Now()
-	guard := j.guard // a job may be written twice (the gate's draft)
-	g := &guard
+	g := &j.guard
 	g.Start = first
 	tokens := []int32{}
-	lineEntropy, lineDone := 0.0, false
 	emit := func(piece string) error {
 		if st != nil && piece != "" {
 			return st.send(infillResult{Content: piece, Tokens: tokens[len(tokens)-1:], TokensPredicted: len(tokens), TokensEvaluated: len(ids)})
@@ -394,9 +343,6 @@ func (s *Server) runInfill(ctx context.Context, sess *engine.Session, j *infillJ
 	stop, err := generate.DecodeJudged(sess, s.p.Tok, pred, smp, predict, judge, func(step generate.Step) error {
 		if err := ctx.Err(); err != nil {
 			return err
-		}
-		if !lineDone && step.Pred != nil {
-			lineEntropy, lineDone = max(lineEntropy, step.Pred.Entropy), strings.Contains(step.Text, "\n")
 		}
 		if step.ID < 0 || s.p.Tok.EOG(step.ID) {
 			return nil
@@ -430,7 +376,7 @@ func (s *Server) runInfill(ctx context.Context, sess *engine.Session, j *infillJ
 	text := g.Text()
 	return infillResult{Content: text, Tokens: tokens, Stop: true, Model: s.modelName(), TokensPredicted: len(tokens),
 		TokensEvaluated: len(ids), Settings: j.settings, HasNewLine: ptr(strings.Contains(text, "\n")), StopType: stopType,
-		StoppingWord: ptr(g.Word()), TokensCached: ptr(sess.Len()), lineEntropy: lineEntropy,
+		StoppingWord: ptr(g.Word()), TokensCached: ptr(sess.Len()),
 		Timings: newTimings(reuse.Cached(), len(ids)-reuse.Cached(), first.Sub(start), len(tokens), time.Since(first))}, nil
 }
 

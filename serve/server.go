@@ -58,12 +58,6 @@ type Config struct {
 	// Context bounds the repository's context of a completion at the
 	// cursor (zero: infill.DefaultContextBudget).
 	Context infill.ContextBudget
-	// Gate, when above 0, adds that context only where the model is
-	// unsure: a completion is first written with llama.cpp's prompt, and
-	// written again with the repository's context when a token of its
-	// first line was drawn from a distribution of at least Gate nats of
-	// entropy (0: the context always, when a request asks for it).
-	Gate float64
 	// Log receives one line per request and the indexing warnings.
 	Log io.Writer
 }

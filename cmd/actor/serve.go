@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"os"
 	"os/signal"
@@ -30,10 +29,7 @@ type serveFlags struct {
 	queue, reuse int
 	// cursor bounds the repository's context of a completion at the
 	// cursor.
-	cursor infill.ContextBudget
-	// gate is the entropy above which the cursor's draft gets the
-	// repository's context (0: always).
-	gate           float64
+	cursor         infill.ContextBudget
 	timeout, grace time.Duration
 	watch          time.Duration
 }
@@ -90,7 +86,6 @@ See docs/openapi.yaml.`,
 	fs.DurationVar(&f.grace, "grace", 30*time.Second, "on SIGINT/SIGTERM, time running requests get to finish before they are cancelled")
 	fs.IntVar(&f.cursor.Symbols, "cursor-symbols", infill.DefaultContextBudget.Symbols, "POST /infill: tokens of the repository's context for the definitions in scope at the cursor or named above it")
 	fs.IntVar(&f.cursor.Blocks, "cursor-blocks", infill.DefaultContextBudget.Blocks, "POST /infill: tokens of the repository's context for the blocks retrieved with the lines above the cursor")
-	fs.Float64Var(&f.gate, "cursor-gate", 0, "POST /infill: add the repository's context only when the completion written without it was unsure (a token of its first line drawn at this entropy in nats or more); 0: always")
 	fs.IntVar(&f.reuse, "cache-reuse", 32, "POST /infill: reuse runs of at least this many cached tokens that only moved (the text after the cursor); 0: only the common prefix")
 	return cmd
 }
@@ -103,9 +98,6 @@ func (f *serveFlags) run(cmd *cobra.Command, stderr io.Writer) error {
 	if f.cursor.Symbols < 0 || f.cursor.Blocks < 0 || f.cursor == (infill.ContextBudget{}) {
 		return fmt.Errorf("serve: --cursor-symbols %d, --cursor-blocks %d: give tokens >= 0, not both 0 (a request asks without the repository's context with \"context\": false)",
 			f.cursor.Symbols, f.cursor.Blocks)
-	}
-	if f.gate < 0 || math.IsNaN(f.gate) {
-		return fmt.Errorf("serve: --cursor-gate %g: give nats >= 0 (0: the context always)", f.gate)
 	}
 	if f.token == "" {
 		f.token = os.Getenv("ACTOR_TOKEN")
@@ -124,7 +116,7 @@ func (f *serveFlags) run(cmd *cobra.Command, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	srv, err := serve.New(ctx, pl, serve.Config{Repos: f.repos, Runs: f.runs, Token: f.token, Queue: f.queue, Timeout: f.timeout, Watch: f.watch,
-		CacheReuse: f.reuse, Context: f.cursor, Gate: f.gate, Log: stderr})
+		CacheReuse: f.reuse, Context: f.cursor, Log: stderr})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}

@@ -28,8 +28,6 @@ type result struct {
 	Seconds float64 `json:"seconds"`
 	CacheN  int     `json:"cache_n"`
 	PromptN int     `json:"prompt_n"`
-	// Gate is the server's context gate's account, when it has one.
-	Gate *infillclient.Gate `json:"gate,omitempty"`
 }
 
 func run(args []string) error {
@@ -133,9 +131,7 @@ func ask(url, mode string, fimText bool, t task) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	r := score(t, mode, ans.Content, ans.Seconds, ans.Timings.CacheN, ans.Timings.PromptN)
-	r.Gate = ans.Gate
-	return r, nil
+	return score(t, mode, ans.Content, ans.Seconds, ans.Timings.CacheN, ans.Timings.PromptN), nil
 }
 
 // score compares the first line of an answer's text with the task's

@@ -27,18 +27,7 @@ type Answer struct {
 		Changes   int `json:"context_changes"`
 		Reprefill int `json:"reprefill_tokens"`
 	} `json:"actor"`
-	// Gate is this server's context gate's account (actor serve
-	// --cursor-gate).
-	Gate    *Gate   `json:"context_gate"`
 	Seconds float64 `json:"-"`
-}
-
-// Gate is what a server's context gate decided: the draft's entropy, and
-// whether the repository's context replaced the draft (its content then).
-type Gate struct {
-	Entropy float64 `json:"entropy"`
-	Context bool    `json:"context"`
-	Draft   *string `json:"draft,omitempty"`
 }
 
 // Post sends req (the request's JSON fields) to url's /infill; a status
