@@ -14,6 +14,9 @@
 # Rows:
 #   infill            /infill as llama.vim asks, 3 functions, the
 #                     repository's context (--method rawprompt)
+#   infill-reuse0     the same with --cache-reuse 0 (the text after the
+#                     cursor computed again at every keystroke), for what
+#                     reuse costs and saves
 #   infill-actor      the same for the first function with "actor": true
 #                     (--method actor: the shipped probe)
 #   infill-1          the first function without ACToR, for the row above
@@ -36,10 +39,10 @@ replay=$tmp/editreplay
 go build -o "$replay" ./scripts/bench/editreplay
 . scripts/bench/servers.sh
 
-serve() { # METHOD: start actor serve on click
+serve() { # METHOD [REUSE]: start actor serve on click (--cache-reuse REUSE, default 32)
 	free http://127.0.0.1:18015
 	"$ACTOR" serve --model "$MODEL" --repo "$SRC/click-8.1.7" --addr 127.0.0.1:18015 --threads "$THREADS" \
-		--method "$1" --encoder none --cache-reuse 32 >"$SRC/editreplay-serve.log" 2>&1 &
+		--method "$1" --encoder none --cache-reuse "${2:-32}" >"$SRC/editreplay-serve.log" 2>&1 &
 	pid=$!
 	wait_up http://127.0.0.1:18015 $pid "$SRC/editreplay-serve.log"
 }
@@ -53,18 +56,19 @@ row() { # NAME ARGS...: one replay into OUT/NAME.jsonl and OUT/NAME.txt
 }
 done_before() { [ -s "$OUT/$1.txt" ]; }
 
-actor_row() { # NAME METHOD ARGS...: a row against a fresh actor serve --method METHOD
-	local name=$1 method=$2
-	shift 2
+actor_row() { # NAME METHOD REUSE ARGS...: a row against a fresh actor serve --method METHOD --cache-reuse REUSE
+	local name=$1 method=$2 reuse=$3
+	shift 3
 	done_before "$name" && return 0
-	serve "$method"
+	serve "$method" "$reuse"
 	row "$name" -url http://127.0.0.1:18015 "$@"
 	stop
 }
-actor_row infill rawprompt -functions 3
-actor_row infill-1 rawprompt -functions 1
-actor_row completions rawprompt -functions 1 -api completions -max-tokens 16
-actor_row infill-actor actor -functions 1 -actor
+actor_row infill rawprompt 32 -functions 3
+actor_row infill-reuse0 rawprompt 0 -functions 3
+actor_row infill-1 rawprompt 32 -functions 1
+actor_row completions rawprompt 32 -functions 1 -api completions -max-tokens 16
+actor_row infill-actor actor 32 -functions 1 -actor
 if [ -n "${VENV:-}" ] && ! done_before llama-cpp-python; then
 	free http://127.0.0.1:18016
 	"$VENV/bin/python" -m llama_cpp.server --model "${ACTOR_HOME:-$HOME/.cache/actor}/models/$MODEL.gguf" --host 127.0.0.1 --port 18016 \

@@ -14,8 +14,9 @@
 #    deterministic).
 # 3. Serves the four packages with `actor serve` (the default model,
 #    --method rawprompt --encoder none: the repository's context at the
-#    cursor needs no encoder; --cache-reuse $REUSE, 0 by default) and asks, in rounds of 10 lines per language
-#    and mode (blocks of 10 neighbouring lines in a fixed shuffled order:
+#    cursor needs no encoder; --cache-reuse $REUSE, 0 by default) and
+#    asks, in rounds of 10 lines per language and mode (MODES, default
+#    all three) (blocks of 10 neighbouring lines in a fixed shuffled order:
 #    a stopped run has lines from the whole package, every cell equally
 #    far, and neighbouring lines share the server's cached prefix): none
 #    (llama.cpp's prompt), repo (the server's repository context) and
@@ -46,6 +47,9 @@ ACTOR=${ACTOR:-bin/actor}
 MODEL=${MODEL:-qwen2.5-coder-0.5b}
 THREADS=${THREADS:-2}
 SIDE=${SIDE:-50}
+# the modes asked, in this order within a round (none and chunks do not
+# depend on the server's context code: a run may do them first)
+MODES=${MODES:-none repo chunks}
 rounds=${1:-20}
 # the tasks' folder names the version of prepare's choice of lines (v2:
 # no lines of multi-line backtick strings), so a folder of older tasks is
@@ -86,7 +90,7 @@ trap 'kill $pid 2>/dev/null || true' EXIT
 wait_up http://127.0.0.1:18013 $pid "$SRC/serve.log"
 for round in $(seq "$rounds"); do
 	for lang in python go javascript rust; do
-		for mode in none repo chunks; do
+		for mode in $MODES; do
 			"$lc" run -tasks "$tasks/$lang.jsonl" -url http://127.0.0.1:18013 -mode $mode -out "$OUT/$lang-$mode.jsonl" -limit 10 -block 10
 		done
 	done

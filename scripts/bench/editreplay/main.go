@@ -5,7 +5,9 @@
 // 1 s after a newline, top-k 40, top-p 0.90 and the infill sampler, a
 // fixed seed). It prints per request the latency at the client and the
 // prompt tokens the server took from its cache, then the first (cold)
-// request's latency and the others' (warm) p50 and p95.
+// request's latency and the others' (warm) p50 and p95, and how well the
+// completions' first lines match the rest of the line typed (exact
+// match, edit similarity).
 //
 //	go run ./scripts/bench/editreplay -file DIR/pkg/mod.py -url http://127.0.0.1:8012 [-functions 3] [-out LOG.jsonl]
 package main
@@ -33,6 +35,12 @@ type request struct {
 	CacheN  int     `json:"cache_n"`
 	PromptN int     `json:"prompt_n"`
 	Content string  `json:"content"`
+	// Rest is the rest of the line in the file (what the person types
+	// next); Exact and EditSim score the completion's first line against
+	// it (infillclient.EditSimilarity), both without outer white space.
+	Rest    string  `json:"rest"`
+	Exact   bool    `json:"exact"`
+	EditSim float64 `json:"edit_sim"`
 	// Triggers, Changes and Reprefill are ACToR's critical tokens,
 	// context changes and the prompt tokens its re-prefills computed
 	// (-actor).
@@ -90,7 +98,7 @@ func replay(file, url string, functions int, out string, ask asker) error {
 		log = f
 	}
 	var secs []float64
-	n, triggers, changes, reprefill := 0, 0, 0, 0
+	n, triggers, changes, reprefill, exact, editSim := 0, 0, 0, 0, 0, 0.0
 	for _, d := range codesrc.Definitions(file, src) {
 		body := d.End - d.Start
 		if d.Kind != "function" && d.Kind != "method" || body < 2 || body > 12 || functions == 0 {
@@ -108,7 +116,13 @@ func replay(file, url string, functions int, out string, ask asker) error {
 					return fmt.Errorf("line %d: %w", ln, err)
 				}
 				n++
-				r.N, r.Line, r.Typed = n, ln, line[:cut]
+				r.N, r.Line, r.Typed, r.Rest = n, ln, line[:cut], line[cut:]
+				want, got := strings.TrimSpace(r.Rest), strings.TrimSpace(strings.SplitN(r.Content, "\n", 2)[0])
+				r.Exact, r.EditSim = want == got, infillclient.EditSimilarity(want, got)
+				if r.Exact {
+					exact++
+				}
+				editSim += r.EditSim
 				secs = append(secs, r.Seconds)
 				triggers, changes, reprefill = triggers+r.Triggers, changes+r.Changes, reprefill+r.Reprefill
 				b, _ := json.Marshal(r)
@@ -122,8 +136,8 @@ func replay(file, url string, functions int, out string, ask asker) error {
 	}
 	warm := slices.Clone(secs[1:])
 	slices.Sort(warm)
-	fmt.Printf("requests %d; cold %.2f s; warm p50 %.2f s, p95 %.2f s; ACToR triggers %d, context changes %d, re-prefilled tokens %d\n",
-		len(secs), secs[0], quantile(warm, 0.5), quantile(warm, 0.95), triggers, changes, reprefill)
+	fmt.Printf("requests %d; cold %.2f s; warm p50 %.2f s, p95 %.2f s; first line against the rest of the line: exact %.1f %%, edit similarity %.1f %%; ACToR triggers %d, context changes %d, re-prefilled tokens %d\n",
+		len(secs), secs[0], quantile(warm, 0.5), quantile(warm, 0.95), 100*float64(exact)/float64(n), 100*editSim/float64(n), triggers, changes, reprefill)
 	return nil
 }
 

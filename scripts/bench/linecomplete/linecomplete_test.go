@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,22 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"actor/infill"
 	"actor/internal/testsupport"
 	"actor/pipeline"
 )
-
-func TestEditSim(t *testing.T) {
-	for _, c := range []struct {
-		a, b string
-		want float64
-	}{
-		{"", "", 1}, {"abc", "abc", 1}, {"abc", "", 0}, {"kitten", "sitting", 1 - 3.0/7}, {"é", "e", 0},
-	} {
-		if got := editSim(c.a, c.b); math.Abs(got-c.want) > 1e-9 {
-			t.Errorf("editSim(%q, %q) = %g, want %g", c.a, c.b, got, c.want)
-		}
-	}
-}
 
 // TestPrepare masks lines of function bodies only, with the plugins'
 // prefix and suffix around them and the same chunks for a file's lines.
@@ -266,7 +253,7 @@ func TestCountNames(t *testing.T) {
 	k := task{ID: "a.go:8", Lang: "go", Path: "a.go", Line: 8, Target: strings.TrimSuffix(lines[7], "\n"),
 		Prefix: strings.Join(lines[:7], ""), Suffix: "\n" + strings.Join(lines[8:], ""),
 		Chunks: []chunk{{Filename: "c.go", Text: "func Nothing() error {\n\treturn nil\n}\n"}}}
-	c, err := countNames(tok, files, []task{k})
+	c, err := countNames(tok, files, []task{k}, infill.DefaultContextBudget, false)
 	if err != nil {
 		t.Fatal(err)
 	}

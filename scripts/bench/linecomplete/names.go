@@ -36,6 +36,10 @@ func names(args []string) error {
 	tasksFile := fs.String("tasks", "", "tasks file (prepare's)")
 	model := fs.String("model", "qwen2.5-coder-0.5b", "the model whose tokenizer counts the budgets (name or GGUF path)")
 	needingOut := fs.String("needing", "", "also write the lines needing such a name to this file (JSON lines of lang and id, for report -needing)")
+	budget := infill.DefaultContextBudget
+	fs.IntVar(&budget.Symbols, "symbols", budget.Symbols, "the repository context's tokens of definitions (as actor serve --cursor-symbols)")
+	fs.IntVar(&budget.Blocks, "blocks", budget.Blocks, "its tokens of retrieved blocks (--cursor-blocks)")
+	show := fs.Bool("show", false, "also print each line needing such a name: its id, target and names, each marked with where the prompt shows it")
 	fs.Parse(args)
 	if *src == "" || *tasksFile == "" {
 		return errors.New("names: give -src and -tasks")
@@ -57,7 +61,7 @@ func names(args []string) error {
 	if len(tasks) == 0 {
 		return fmt.Errorf("names: %s has no tasks", *tasksFile)
 	}
-	c, err := countNames(tok, files, tasks)
+	c, err := countNames(tok, files, tasks, budget, *show)
 	if err != nil {
 		return err
 	}
@@ -113,7 +117,7 @@ func writeNeeding(path string, lines []lineKey) error {
 
 // countNames counts, for tasks of the package whose source files are
 // files, the names each masked line needs and where a prompt shows them.
-func countNames(tok *tokenizer.Tokenizer, files map[string][]byte, tasks []task) (nameCounts, error) {
+func countNames(tok *tokenizer.Tokenizer, files map[string][]byte, tasks []task, cb infill.ContextBudget, show bool) (nameCounts, error) {
 	repo := infill.NewRepository("package", files, symbols.New(files))
 	everywhere := map[string]map[string]bool{} // word → files holding it
 	for p, b := range files {
@@ -131,7 +135,7 @@ func countNames(tok *tokenizer.Tokenizer, files map[string][]byte, tasks []task)
 		cur := infill.Cursor{Path: t.Path, Line: t.Line, Prefix: t.Prefix, Suffix: t.Suffix,
 			Above: strings.Count(t.Prefix, "\n"), Below: max(0, strings.Count(t.Suffix, "\n")-1)}
 		cur = cur.Shown(tok, "", budget)
-		ctx, err := repo.Context(tok, cur, infill.DefaultContextBudget)
+		ctx, err := repo.Context(tok, cur, cb)
 		if err != nil {
 			return c, fmt.Errorf("%s: %w", t.ID, err)
 		}
@@ -149,20 +153,29 @@ func countNames(tok *tokenizer.Tokenizer, files map[string][]byte, tasks []task)
 		}
 		c.lines, c.repoTokens, c.chunkTokens = c.lines+1, c.repoTokens+n, c.chunkTokens+m
 		fresh := 0
+		var marked []string
 		for _, w := range unique(name.FindAllString(t.Target, -1)) {
 			if has(cur.Prefix+cur.Suffix, w) {
 				continue
 			}
 			fresh++
+			mark := w + ":"
 			if elsewhere(everywhere[w], files, t, w) {
 				c.inPackage++
+				mark += "p"
 			}
 			if has(repoText, w) {
 				c.inRepo++
+				mark += "r"
 			}
 			if has(chunkText, w) {
 				c.inChunks++
+				mark += "c"
 			}
+			marked = append(marked, mark)
+		}
+		if show && fresh > 0 { // p: elsewhere in the package, r: in the repository's context, c: in the chunks
+			fmt.Printf("%s\t%q\t%s\n", t.ID, strings.TrimSpace(t.Target), strings.Join(marked, " "))
 		}
 		c.needed += fresh
 		if fresh > 0 {

@@ -140,32 +140,7 @@ func score(t task, mode, text string, secs float64, cacheN, promptN int) result 
 	got := strings.SplitN(text, "\n", 2)[0]
 	want, have := strings.TrimSpace(t.Target), strings.TrimSpace(got)
 	return result{ID: t.ID, Lang: t.Lang, Mode: mode, Target: t.Target, Got: got, Exact: want == have,
-		EditSim: editSim(want, have), Seconds: secs, CacheN: cacheN, PromptN: promptN}
-}
-
-// editSim is 1 - Levenshtein distance / the longer length, over runes.
-func editSim(a, b string) float64 {
-	x, y := []rune(a), []rune(b)
-	if len(x) == 0 && len(y) == 0 {
-		return 1
-	}
-	prev := make([]int, len(y)+1)
-	cur := make([]int, len(y)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(x); i++ {
-		cur[0] = i
-		for j := 1; j <= len(y); j++ {
-			sub := prev[j-1]
-			if x[i-1] != y[j-1] {
-				sub++
-			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return 1 - float64(prev[len(y)])/float64(max(len(x), len(y)))
+		EditSim: infillclient.EditSimilarity(want, have), Seconds: secs, CacheN: cacheN, PromptN: promptN}
 }
 
 // readLines reads a JSON-lines file.

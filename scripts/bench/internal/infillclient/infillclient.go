@@ -1,7 +1,7 @@
 // Package infillclient sends one completion request at an editor's cursor,
 // as the editor benchmarks (linecomplete, editreplay) do: llama.cpp's POST
-// /infill, or POST /v1/completions with a suffix; and reads what they
-// measure.
+// /infill, or POST /v1/completions with a suffix; reads what they
+// measure; and scores an answer's line.
 package infillclient
 
 import (
@@ -119,4 +119,31 @@ func post(endpoint string, req map[string]any, ans any) (float64, error) {
 	}
 	secs := time.Since(start).Seconds()
 	return secs, json.Unmarshal(b, ans)
+}
+
+// EditSimilarity is 1 - Levenshtein distance / the longer length, over
+// runes: the benchmarks' score of a completion's line against the line
+// written in the file.
+func EditSimilarity(a, b string) float64 {
+	x, y := []rune(a), []rune(b)
+	if len(x) == 0 && len(y) == 0 {
+		return 1
+	}
+	prev := make([]int, len(y)+1)
+	cur := make([]int, len(y)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(x); i++ {
+		cur[0] = i
+		for j := 1; j <= len(y); j++ {
+			sub := prev[j-1]
+			if x[i-1] != y[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return 1 - float64(prev[len(y)])/float64(max(len(x), len(y)))
 }
