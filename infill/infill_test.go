@@ -54,6 +54,14 @@ func TestLayoutRepository(t *testing.T) {
 	if got := tok.DecodeSpecial(p.IDs); got != want || p.Truncated || len(p.Chunks) != 2 {
 		t.Errorf("layout %q (truncated %v, %d chunks), want %q", got, p.Truncated, len(p.Chunks), want)
 	}
+	// LineLast: the cursor line's text starts the middle
+	in.LineLast = true
+	p, _ = Layout(tok, in, chunks, BatchBudget(512, 4096, 128))
+	last := strings.Replace(want, "def f(x):\n    return <|fim_suffix|>\n\nprint(f(2))\n<|fim_middle|>", "def f(x):\n<|fim_suffix|>\n\nprint(f(2))\n<|fim_middle|>    return ", 1)
+	if got := tok.DecodeSpecial(p.IDs); got != last || last == want {
+		t.Errorf("line last: %q, want %q", got, last)
+	}
+	in.LineLast = false
 	in.Repo, in.Path = "inventory", "inventory/report.py"
 	p, _ = Layout(tok, in, nil, BatchBudget(512, 4096, 128))
 	if got := tok.DecodeSpecial(p.IDs); !strings.HasPrefix(got, "<|repo_name|>inventory\n<|file_sep|>inventory/report.py\n<|fim_prefix|>") {

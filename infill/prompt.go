@@ -35,6 +35,16 @@ type Input struct {
 	// Repo names the repository in the repository layout ("" when not
 	// known).
 	Repo string
+	// LineLast lays Middle out after the middle token, as the start of
+	// the middle the model writes, instead of at the end of the prefix
+	// (llama.cpp's place). While a person types on a line only Middle
+	// changes, so with it last every keystroke's prompt extends the
+	// previous one and the cache holds all of it exactly; in llama.cpp's
+	// layout the text after the cursor follows the typed text and is
+	// computed again at every keystroke. The model writes from where
+	// Middle ends either way, a little less well with it last
+	// (BENCHMARKS.md, "An editing session replayed").
+	LineLast bool
 }
 
 // Budget bounds the parts of a prompt in tokens.
@@ -96,7 +106,9 @@ var ErrNoFIM = errors.New("the model has no fill-in-the-middle tokens")
 // the chunks in the order given (those that do not fit dropped from the
 // first on, whole), without the repository tokens the chunks' texts one
 // after another before <pre>. Texts are encoded as plain text: a special
-// token's name in the editor's text stays text.
+// token's name in the editor's text stays text. With in.LineLast the
+// cursor line's text starts the middle instead: <pre>PREFIX <suf>SUFFIX
+// <mid>MIDDLE.
 func Layout(tok *tokenizer.Tokenizer, in Input, chunks []Chunk, b Budget) (Prompt, error) {
 	fim := tok.FIM()
 	if !fim.Infill() {
@@ -145,8 +157,14 @@ func Layout(tok *tokenizer.Tokenizer, in Input, chunks []Chunk, b Budget) (Promp
 		ids = append(ids, tok.BOS())
 	}
 	ids = append(append(ids, fim.Prefix), prefix...)
-	ids = append(append(ids, middle...), fim.Suffix)
-	ids = append(append(ids, suffix...), fim.Middle)
+	if !in.LineLast {
+		ids = append(ids, middle...)
+	}
+	ids = append(append(ids, fim.Suffix), suffix...)
+	ids = append(ids, fim.Middle)
+	if in.LineLast {
+		ids = append(ids, middle...)
+	}
 	p.IDs = ids
 	return p, nil
 }

@@ -200,7 +200,7 @@ func fimTokens(tok *tokenizer.Tokenizer, prefix, suffix string) ([]int32, error)
 func (s *Server) fimPrompt(prefix, suffix string, context bool) ([]int32, []contextChunk, error) {
 	if context && len(s.repos.names) > 0 && s.p.Tok.FIM().Infill() {
 		line := strings.LastIndexByte(prefix, '\n') + 1 // the cursor's line starts here
-		j := &infillJob{input: infill.Input{Prefix: prefix[:line], Middle: prefix[line:], Suffix: suffix}, context: true}
+		j := &infillJob{input: infill.Input{Prefix: prefix[:line], Middle: prefix[line:], Suffix: suffix, LineLast: s.cfg.CursorLineLast}, context: true}
 		if _, _, found := s.cursorFile(j); found {
 			p, _, err := s.infillPrompt(j)
 			if err != nil {

@@ -105,7 +105,7 @@ func (s *Server) parseInfill(req *infillRequest) (*infillJob, *apiError) {
 		return nil, &apiError{http.StatusNotImplemented, "not_supported_error", "infill: " + infill.ErrNoFIM.Error()}
 	}
 	j := &infillJob{predict: defaultPredict, stream: req.Stream, cache: req.CachePrompt == nil || *req.CachePrompt,
-		input:  infill.Input{Prefix: req.InputPrefix, Middle: req.Prompt, Suffix: req.InputSuffix},
+		input:  infill.Input{Prefix: req.InputPrefix, Middle: req.Prompt, Suffix: req.InputSuffix, LineLast: s.cfg.CursorLineLast},
 		fields: req.ResponseFields, infill: req.Samplers == nil, filename: req.Filename,
 		context: req.Context == nil || *req.Context, actor: req.Actor,
 		// llama.cpp's defaults: temperature 0.8, top-k 40, top-p 0.95

@@ -246,14 +246,23 @@ func TestInfillPromptCache(t *testing.T) {
 			t.Errorf("reuse %d: %d of %d prompt tokens computed", reuse, fresh, total)
 		}
 	}
+	// With the cursor line's text last, typing only extends the prompt:
+	// without reuse the text after the cursor stays cached.
+	s, ts := qwenServer(t, Config{CursorLineLast: true})
+	call(t, "POST", ts.URL+"/infill", req("    x = "))
+	c0 := computed(s)
+	_, b := call(t, "POST", ts.URL+"/infill", req("    x = x + 1"))
+	if tm := decodeObject(t, b)["timings"].(map[string]any); tm["prompt_n"].(float64) > 6 || float64(computed(s)-c0) != tm["prompt_n"] {
+		t.Errorf("line last: %v prompt tokens computed (the sessions %d)", tm["prompt_n"], computed(s)-c0)
+	}
 	// Two prompts in turn (a completion and the plugin's request for what
 	// follows it) each keep their cache.
-	s, ts := qwenServer(t, Config{})
+	s, ts = qwenServer(t, Config{})
 	other := strings.Replace(req("    x = "), "def run(x)", "class Other:\n    pass\n\n\ndef later(y)", 1)
 	call(t, "POST", ts.URL+"/infill", req("    x = "))
 	call(t, "POST", ts.URL+"/infill", other)
-	c0 := computed(s)
-	_, b := call(t, "POST", ts.URL+"/infill", req("    x = "))
+	c0 = computed(s)
+	_, b = call(t, "POST", ts.URL+"/infill", req("    x = "))
 	if tm := decodeObject(t, b)["timings"].(map[string]any); tm["prompt_n"] != float64(1) || computed(s)-c0 != 1 {
 		t.Errorf("back to the first prompt: %v computed (the sessions %d), %v cached", tm["prompt_n"], computed(s)-c0, tm["cache_n"])
 	}

@@ -49,9 +49,14 @@ type Config struct {
 	// CacheReuse, when above 0, is the shortest run of tokens a
 	// completion at the cursor (/infill) takes from the previous request's
 	// cache at a new position (the text after the cursor, moved by what
-	// was typed; engine.Session.PrefillReusing); 0 reuses only the common
-	// prefix.
+	// was typed; engine.Session.PrefillReusing): faster, and approximate,
+	// the moved keys and values having seen the old text; 0 reuses only
+	// the common prefix, exactly.
 	CacheReuse int
+	// CursorLineLast lays the cursor line's text out after the middle
+	// token in completions at the cursor (infill.Input.LineLast): typing
+	// on a line then only extends the cached prompt.
+	CursorLineLast bool
 	// Slots is how many completions' caches (sessions) are kept for
 	// completions at a cursor (0: DefaultSlots).
 	Slots int

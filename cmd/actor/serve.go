@@ -27,6 +27,7 @@ type serveFlags struct {
 	addr         string
 	token        string
 	queue, reuse int
+	lineLast     bool
 	// cursor bounds the repository's context of a completion at the
 	// cursor.
 	cursor         infill.ContextBudget
@@ -57,7 +58,7 @@ answer on --addr:
   POST /infill                         llama.cpp's code completion at an editor's cursor (llama.vim,
                                        llama.vscode): the repository's context and the editor's chunks
                                        in the model's repository and fill-in-the-middle layout; the
-                                       previous request's cache reused (--cache-reuse)
+                                       common prefix with a kept request's prompt not computed again
   GET  /health, /props                 llama.cpp's status and settings
   GET  /v1/runs[?run=NAME[&task=ID&sample=N]]  with --runs: run folders, a run's samples
                                        with pass/fail and the failure reason, a sample's trace
@@ -86,7 +87,8 @@ See docs/openapi.yaml.`,
 	fs.DurationVar(&f.grace, "grace", 30*time.Second, "on SIGINT/SIGTERM, time running requests get to finish before they are cancelled")
 	fs.IntVar(&f.cursor.Symbols, "cursor-symbols", infill.DefaultContextBudget.Symbols, "POST /infill: tokens of the repository's context for the definitions in scope at the cursor or named above it")
 	fs.IntVar(&f.cursor.Blocks, "cursor-blocks", infill.DefaultContextBudget.Blocks, "POST /infill: tokens of the repository's context for the blocks retrieved with the lines above the cursor")
-	fs.IntVar(&f.reuse, "cache-reuse", 32, "POST /infill: reuse runs of at least this many cached tokens that only moved (the text after the cursor); 0: only the common prefix")
+	fs.IntVar(&f.reuse, "cache-reuse", 0, "POST /infill: reuse runs of at least this many cached tokens that only moved (the text after the cursor), faster but approximate: their keys and values saw the old text; 0: only the common prefix, exact")
+	fs.BoolVar(&f.lineLast, "cursor-line-last", false, "POST /infill: lay the cursor line's typed text out after <|fim_middle|> (not at the end of the prefix, as llama.cpp): typing on a line computes only the new tokens, at some cost in accuracy")
 	return cmd
 }
 
@@ -116,7 +118,7 @@ func (f *serveFlags) run(cmd *cobra.Command, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	srv, err := serve.New(ctx, pl, serve.Config{Repos: f.repos, Runs: f.runs, Token: f.token, Queue: f.queue, Timeout: f.timeout, Watch: f.watch,
-		CacheReuse: f.reuse, Context: f.cursor, Log: stderr})
+		CacheReuse: f.reuse, CursorLineLast: f.lineLast, Context: f.cursor, Log: stderr})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}

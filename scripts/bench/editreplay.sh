@@ -7,27 +7,32 @@
 # after the other, never side by side. A row whose log is in OUT is not
 # run again (resumable: logs are moved there whole).
 #
-#   SRC=DIR [VENV=DIR] scripts/bench/editreplay.sh
+#   SRC=DIR [VENV=DIR] [LINE_LAST=1] scripts/bench/editreplay.sh
 #
 # SRC holds click-8.1.7 (scripts/bench/linecomplete.sh fetches it); VENV,
 # when set, is a Python environment holding llama-cpp-python[server].
-# Rows:
+# LINE_LAST=1 serves with --cursor-line-last (the cursor line's typed
+# text after <|fim_middle|>) into OUT's default with -line-last.
+# Rows (actor serve with its default --cache-reuse 0 unless named):
 #   infill            /infill as llama.vim asks, 3 functions, the
 #                     repository's context (--method rawprompt)
-#   infill-reuse0     the same with --cache-reuse 0 (the text after the
-#                     cursor computed again at every keystroke), for what
-#                     reuse costs and saves
-#   infill-actor      the same for the first function with "actor": true
-#                     (--method actor: the shipped probe)
+#   infill-reuse32    the same with --cache-reuse 32 (the text after the
+#                     cursor moved from the cache when a line above
+#                     changed), for what reuse costs and saves
+#   infill-actor      the first function with "actor": true (--method
+#                     actor: the shipped probe)
 #   infill-1          the first function without ACToR, for the row above
 #   completions       /v1/completions with a suffix, greedy, 16 tokens,
 #                     no repository context, the first function
 #   llama-cpp-python  the same prompts to llama-cpp-python's server (laid
-#                     out as text: -fim-text)
+#                     out as text, llama.cpp's layout: -fim-text)
+# Each row prints the completions' first lines against the rest of the
+# line in the file (exact, edit similarity) beside the latencies.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SRC=${SRC:?set SRC to the folder holding click-8.1.7}
-OUT=${OUT:-results/editreplay-qwen2.5-coder-0.5b}
+LINE_LAST=${LINE_LAST:-}
+OUT=${OUT:-results/editreplay-qwen2.5-coder-0.5b${LINE_LAST:+-line-last}}
 ACTOR=${ACTOR:-bin/actor}
 MODEL=${MODEL:-qwen2.5-coder-0.5b}
 THREADS=${THREADS:-2}
@@ -39,10 +44,10 @@ replay=$tmp/editreplay
 go build -o "$replay" ./scripts/bench/editreplay
 . scripts/bench/servers.sh
 
-serve() { # METHOD [REUSE]: start actor serve on click (--cache-reuse REUSE, default 32)
+serve() { # METHOD [REUSE]: start actor serve on click (--cache-reuse REUSE, default 0)
 	free http://127.0.0.1:18015
 	"$ACTOR" serve --model "$MODEL" --repo "$SRC/click-8.1.7" --addr 127.0.0.1:18015 --threads "$THREADS" \
-		--method "$1" --encoder none --cache-reuse "${2:-32}" >"$SRC/editreplay-serve.log" 2>&1 &
+		--method "$1" --encoder none --cache-reuse "${2:-0}" ${LINE_LAST:+--cursor-line-last} >"$SRC/editreplay-serve.log" 2>&1 &
 	pid=$!
 	wait_up http://127.0.0.1:18015 $pid "$SRC/editreplay-serve.log"
 }
@@ -64,11 +69,11 @@ actor_row() { # NAME METHOD REUSE ARGS...: a row against a fresh actor serve --m
 	row "$name" -url http://127.0.0.1:18015 "$@"
 	stop
 }
-actor_row infill rawprompt 32 -functions 3
-actor_row infill-reuse0 rawprompt 0 -functions 3
-actor_row infill-1 rawprompt 32 -functions 1
-actor_row completions rawprompt 32 -functions 1 -api completions -max-tokens 16
-actor_row infill-actor actor 32 -functions 1 -actor
+actor_row infill rawprompt 0 -functions 3
+actor_row infill-reuse32 rawprompt 32 -functions 3
+actor_row infill-1 rawprompt 0 -functions 1
+actor_row completions rawprompt 0 -functions 1 -api completions -max-tokens 16
+actor_row infill-actor actor 0 -functions 1 -actor
 if [ -n "${VENV:-}" ] && ! done_before llama-cpp-python; then
 	free http://127.0.0.1:18016
 	"$VENV/bin/python" -m llama_cpp.server --model "${ACTOR_HOME:-$HOME/.cache/actor}/models/$MODEL.gguf" --host 127.0.0.1 --port 18016 \

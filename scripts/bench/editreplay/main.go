@@ -57,10 +57,11 @@ func main() {
 	api := flag.String("api", "infill", "infill (llama.cpp's /infill, as llama.vim) or completions (/v1/completions with a suffix)")
 	maxTokens := flag.Int("max-tokens", 16, "with -api completions, max_tokens of each request")
 	fimText := flag.Bool("fim-text", false, "with -api completions, send the prompt in Qwen's fill-in-the-middle tokens as text, no suffix field (for llama-cpp-python's server, whose suffix field drops a token)")
+	greedy := flag.Bool("greedy", false, "with -api infill, draw greedily (temperature 0) instead of llama.vim's top-k, top-p and infill sampler: answers that depend on the prompt only, to compare prompts")
 	actorOn := flag.Bool("actor", false, "with -api infill, ask for ACToR's critical-token re-retrieval (\"actor\": true; a server with a probe)")
 	flag.Parse()
 	ask := func(url, prefix, middle, suffix string, indent int) (request, error) {
-		return askInfill(url, prefix, middle, suffix, indent, *actorOn)
+		return askInfill(url, prefix, middle, suffix, indent, *greedy, *actorOn)
 	}
 	switch *api {
 	case "infill":
@@ -164,16 +165,20 @@ func quantile(sorted []float64, q float64) float64 {
 	return sorted[i] + (pos-float64(i))*(sorted[i+1]-sorted[i])
 }
 
-// askInfill sends one request as llama.vim does (with ACToR when actor
-// is set).
-func askInfill(url, prefix, middle, suffix string, indent int, actor bool) (request, error) {
+// askInfill sends one request as llama.vim does (greedy when greedy is
+// set, with ACToR when actor is).
+func askInfill(url, prefix, middle, suffix string, indent int, greedy, actor bool) (request, error) {
 	if strings.TrimSpace(middle) == "" {
 		middle, indent = "", 0 // llama.vim: a line of whitespace starts over
 	}
-	ans, err := infillclient.Post(url, map[string]any{"id_slot": 0, "input_prefix": prefix, "input_suffix": suffix, "input_extra": []any{},
+	req := map[string]any{"id_slot": 0, "input_prefix": prefix, "input_suffix": suffix, "input_extra": []any{},
 		"prompt": middle, "n_predict": 128, "stop": []string{}, "n_indent": indent, "top_k": 40, "top_p": 0.90,
 		"samplers": []string{"top_k", "top_p", "infill"}, "stream": false, "cache_prompt": true, "t_max_prompt_ms": 500,
-		"t_max_predict_ms": 1000, "seed": 1, "actor": actor})
+		"t_max_predict_ms": 1000, "seed": 1, "actor": actor}
+	if greedy {
+		req["temperature"], req["samplers"] = 0, []string{"temperature"}
+	}
+	ans, err := infillclient.Post(url, req)
 	if err != nil {
 		return request{}, err
 	}
