@@ -37,7 +37,7 @@ type request struct {
 	Content string  `json:"content"`
 	// Rest is the rest of the line in the file (what the person types
 	// next); Exact and EditSim score the completion's first line against
-	// it (infillclient.EditSimilarity), both without outer white space.
+	// it (infillclient.ScoreLine).
 	Rest    string  `json:"rest"`
 	Exact   bool    `json:"exact"`
 	EditSim float64 `json:"edit_sim"`
@@ -118,8 +118,7 @@ func replay(file, url string, functions int, out string, ask asker) error {
 				}
 				n++
 				r.N, r.Line, r.Typed, r.Rest = n, ln, line[:cut], line[cut:]
-				want, got := strings.TrimSpace(r.Rest), strings.TrimSpace(strings.SplitN(r.Content, "\n", 2)[0])
-				r.Exact, r.EditSim = want == got, infillclient.EditSimilarity(want, got)
+				r.Exact, r.EditSim = infillclient.ScoreLine(r.Rest, r.Content)
 				if r.Exact {
 					exact++
 				}

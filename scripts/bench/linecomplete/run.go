@@ -137,10 +137,9 @@ func ask(url, mode string, fimText bool, t task) (result, error) {
 // score compares the first line of an answer's text with the task's
 // masked line, both without indentation.
 func score(t task, mode, text string, secs float64, cacheN, promptN int) result {
-	got := strings.SplitN(text, "\n", 2)[0]
-	want, have := strings.TrimSpace(t.Target), strings.TrimSpace(got)
-	return result{ID: t.ID, Lang: t.Lang, Mode: mode, Target: t.Target, Got: got, Exact: want == have,
-		EditSim: infillclient.EditSimilarity(want, have), Seconds: secs, CacheN: cacheN, PromptN: promptN}
+	exact, sim := infillclient.ScoreLine(t.Target, text)
+	return result{ID: t.ID, Lang: t.Lang, Mode: mode, Target: t.Target, Got: strings.SplitN(text, "\n", 2)[0], Exact: exact,
+		EditSim: sim, Seconds: secs, CacheN: cacheN, PromptN: promptN}
 }
 
 // readLines reads a JSON-lines file.

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -119,6 +120,15 @@ func post(endpoint string, req map[string]any, ans any) (float64, error) {
 	}
 	secs := time.Since(start).Seconds()
 	return secs, json.Unmarshal(b, ans)
+}
+
+// ScoreLine scores a completion's first line against the line written in
+// the file (want), both without outer white space: exact match and
+// EditSimilarity.
+func ScoreLine(want, text string) (exact bool, sim float64) {
+	got := strings.TrimSpace(strings.SplitN(text, "\n", 2)[0])
+	want = strings.TrimSpace(want)
+	return want == got, EditSimilarity(want, got)
 }
 
 // EditSimilarity is 1 - Levenshtein distance / the longer length, over

@@ -45,3 +45,14 @@ func TestPostFIMAsText(t *testing.T) {
 		t.Errorf("answer %+v", c)
 	}
 }
+
+// TestScoreLine scores the answer's first line only, white space around
+// either side left out.
+func TestScoreLine(t *testing.T) {
+	if exact, sim := ScoreLine("  return x\n", "return x  \n    y = 1\n"); !exact || sim != 1 {
+		t.Errorf("same line: %v %g", exact, sim)
+	}
+	if exact, sim := ScoreLine("abc", "abd\nabc"); exact || math.Abs(sim-2.0/3) > 1e-9 {
+		t.Errorf("first line differs: %v %g", exact, sim)
+	}
+}
