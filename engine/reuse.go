@@ -11,13 +11,16 @@ type Reuse struct {
 func (r Reuse) Cached() int { return r.Kept + r.Moved }
 
 // PrefillReusing is Prefill that also reuses, after the common prefix,
-// every run of at least minRun tokens the cache held elsewhere (llama.cpp's
-// --cache-reuse): an editor's next request has the same text after the
-// cursor, moved by what was typed. The run's keys and values are placed at
-// their new positions, keys rotated, as Place does, so they keep what
-// they attended to before: an approximation where the tokens before them
-// changed (exact for the common prefix). minRun below 1 reuses only the
-// prefix, as Prefill.
+// runs of at least minRun tokens the cache holds further on, as
+// llama.cpp's server does with --cache-reuse: where text was removed
+// before them (a line deleted, the editor's window of the file moved
+// down), the tokens after it are placed at their new positions, keys
+// rotated as Place does, instead of being computed. They keep what they
+// attended to before: an approximation (exact for the common prefix). As
+// in llama.cpp, a token the cache does not hold at the next place stops
+// the reuse, so text typed before a run is never followed by keys and
+// values computed without it (reusing those made the model ignore what
+// was typed). minRun below 1 reuses only the prefix, as Prefill.
 func (s *Session) PrefillReusing(seq []int32, minRun int) (Prediction, Reuse, error) {
 	if len(seq) == 0 {
 		pred, err := s.Prefill(seq)
@@ -46,12 +49,7 @@ func (s *Session) PrefillReusing(seq []int32, minRun int) (Prediction, Reuse, er
 		saved[i] = kv
 	}
 	s.tokens = s.tokens[:keep]
-	for i, rn := range runs {
-		if rn.at > len(s.tokens) {
-			if _, err := s.Prefill(seq[:rn.at]); err != nil {
-				return Prediction{}, r, err
-			}
-		}
+	for i, rn := range runs { // each run starts where the previous ended
 		if err := s.Place(saved[i]); err != nil {
 			return Prediction{}, r, err
 		}
@@ -77,58 +75,29 @@ func (s *Session) Reusable(seq []int32, minRun int) int {
 	return n
 }
 
-// run is old[from:from+n] found again at seq[at:at+n].
+// run is old[from:from+n] found again at seq[at:at+n], at <= from.
 type run struct{ from, at, n int }
 
-// findRuns finds, left to right in seq after keep, runs of at least
-// minRun tokens that old holds after keep, each as long as it goes, never
-// reaching the last token of seq; a later run starts after the earlier
-// one in both.
+// findRuns walks old and seq after keep as llama.cpp's server does: at
+// seq's next token it looks for a run of at least minRun tokens
+// starting at the next place in old and, while none starts there, moves
+// on in old only; a run found is taken whole (never reaching the last
+// token of seq) and both move past it. The runs are contiguous in seq
+// from keep on and only ever move toward the start.
 func findRuns(old, seq []int32, keep, minRun int) []run {
-	if len(old)-keep < minRun {
-		return nil
-	}
-	// the positions in old of every minRun-gram after keep, by its hash
-	at := map[uint64][]int{}
-	for i := keep; i+minRun <= len(old); i++ {
-		h := hashRun(old[i : i+minRun])
-		at[h] = append(at[h], i)
-	}
 	var out []run
-	from := keep
 	end := len(seq) - 1
-	for j := keep; j+minRun <= end; {
-		best := run{}
-		for _, i := range at[hashRun(seq[j:j+minRun])] {
-			if i < from {
-				continue
-			}
-			n := 0
-			for i+n < len(old) && j+n < end && old[i+n] == seq[j+n] {
-				n++
-			}
-			if n >= minRun && n > best.n {
-				best = run{from: i, at: j, n: n}
-			}
+	for i, j := keep, keep; i < len(old) && j < end; {
+		n := 0
+		for i+n < len(old) && j+n < end && old[i+n] == seq[j+n] {
+			n++
 		}
-		if best.n == 0 {
-			j++
+		if n < minRun {
+			i++
 			continue
 		}
-		out = append(out, best)
-		from, j = best.from+best.n, j+best.n
+		out = append(out, run{from: i, at: j, n: n})
+		i, j = i+n, j+n
 	}
 	return out
-}
-
-// hashRun is FNV-1a over a run's tokens.
-func hashRun(ids []int32) uint64 {
-	h := uint64(14695981039346656037)
-	for _, id := range ids {
-		for k := 0; k < 4; k++ {
-			h ^= uint64(byte(id >> (8 * k)))
-			h *= 1099511628211
-		}
-	}
-	return h
 }

@@ -8,7 +8,8 @@ import (
 )
 
 // TestPrefillReusing keeps the common prefix, places the run that only
-// moved and computes only the rest: the tokens typed and the last one.
+// moved toward the start and computes only the rest (the last token);
+// text inserted before a run stops the reuse, as in llama.cpp.
 func TestPrefillReusing(t *testing.T) {
 	r := loadRef(t, "llama_mha")
 	m := loadTiny(t, r, false) // 64 positions
@@ -22,27 +23,30 @@ func TestPrefillReusing(t *testing.T) {
 	}
 	head, tail, end := span(10, 5), span(100, 20), []int32{250}
 	old := seq(head, span(40, 2), tail, end)
+	deleted := seq(head, tail, end)
 	typed := seq(head, span(60, 3), tail, end)
 	for _, c := range []struct {
+		next                          []int32
 		minRun, kept, moved, computed int
 	}{
-		{8, 5, 20, 3 + 1},
-		{21, 5, 0, len(typed) - 5},
-		{0, 5, 0, len(typed) - 5},
+		{deleted, 8, 5, 20, 1},
+		{deleted, 21, 5, 0, len(deleted) - 5},
+		{deleted, 0, 5, 0, len(deleted) - 5},
+		{typed, 8, 5, 0, len(typed) - 5},
 	} {
 		s := newSession(t, m)
 		if _, err := s.Prefill(old); err != nil {
 			t.Fatal(err)
 		}
 		c0 := s.Computed()
-		if n := s.Reusable(typed, c.minRun); n != c.kept+c.moved {
+		if n := s.Reusable(c.next, c.minRun); n != c.kept+c.moved {
 			t.Errorf("min run %d: %d reusable, want %d", c.minRun, n, c.kept+c.moved)
 		}
-		_, got, err := s.PrefillReusing(typed, c.minRun)
+		_, got, err := s.PrefillReusing(c.next, c.minRun)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got != (Reuse{Kept: c.kept, Moved: c.moved}) || s.Computed()-c0 != c.computed || !slices.Equal(s.Tokens(), typed) {
+		if got != (Reuse{Kept: c.kept, Moved: c.moved}) || s.Computed()-c0 != c.computed || !slices.Equal(s.Tokens(), c.next) {
 			t.Errorf("min run %d: reuse %+v, computed %d (want %d/%d, %d), holds %v", c.minRun, got, s.Computed()-c0, c.kept, c.moved, c.computed, s.Tokens())
 		}
 	}
@@ -64,15 +68,26 @@ func TestPrefillReusing(t *testing.T) {
 	}
 }
 
+// TestFindRuns follows llama.cpp's walk on cases worked by hand.
 func TestFindRuns(t *testing.T) {
 	old := []int32{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
-	seq := []int32{1, 2, 0, 5, 6, 7, 0, 8, 9, 10, 11}
-	got := findRuns(old, seq, 2, 2)
-	want := []run{{from: 4, at: 3, n: 3}, {from: 7, at: 7, n: 3}}
-	if !slices.Equal(got, want) {
-		t.Errorf("runs %+v, want %+v", got, want)
-	}
-	if r := findRuns(old, seq, 2, 4); r != nil {
-		t.Errorf("runs under the minimum: %+v", r)
+	for _, c := range []struct {
+		seq    []int32
+		minRun int
+		want   []run
+	}{
+		// 3 and 4 removed, then 8: two runs moved toward the start; the
+		// last token (11) is left to compute
+		{[]int32{1, 2, 5, 6, 7, 9, 10, 11}, 2, []run{{from: 4, at: 2, n: 3}, {from: 8, at: 5, n: 2}}},
+		{[]int32{1, 2, 5, 6, 7, 9, 10, 11}, 3, []run{{from: 4, at: 2, n: 3}}},
+		{[]int32{1, 2, 5, 6, 7, 9, 10, 11}, 4, nil},
+		// a token inserted at the next place stops the reuse
+		{[]int32{1, 2, 0, 3, 4, 5, 6, 7, 8, 9, 10}, 2, nil},
+		// a run taken, then an insertion: nothing after it
+		{[]int32{1, 2, 4, 5, 0, 6, 7, 8, 9, 10}, 2, []run{{from: 3, at: 2, n: 2}}},
+	} {
+		if got := findRuns(old, c.seq, 2, c.minRun); !slices.Equal(got, c.want) {
+			t.Errorf("%v, min run %d: runs %+v, want %+v", c.seq, c.minRun, got, c.want)
+		}
 	}
 }

@@ -17,8 +17,8 @@ import (
 // written so far (infill.Repository.Requery), and when its chunks differ
 // the prompt is laid out with them, prefilled after the tokens generated
 // before (the cache keeps what did not change, and with --cache-reuse
-// moves what only moved) and the token drawn again; the new context is
-// kept.
+// moves what follows chunks only removed) and the token drawn again; the
+// new context is kept.
 type cursorACToR struct {
 	s      *Server
 	probe  *probe.Probe

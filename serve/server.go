@@ -47,11 +47,13 @@ type Config struct {
 	// model's turn (a full queue puts it off to the next check).
 	Watch time.Duration
 	// CacheReuse, when above 0, is the shortest run of tokens a
-	// completion at the cursor (/infill) takes from the previous request's
-	// cache at a new position (the text after the cursor, moved by what
-	// was typed; engine.Session.PrefillReusing): faster, and approximate,
-	// the moved keys and values having seen the old text; 0 reuses only
-	// the common prefix, exactly.
+	// completion at the cursor takes from the previous request's cache at
+	// a new position, as llama.cpp's --cache-reuse: text that moved toward
+	// the start because text before it was removed (a line deleted, the
+	// editor's window moved down; engine.Session.PrefillReusing): faster,
+	// and approximate, the moved keys and values having seen the old text;
+	// typed text stops the reuse. 0 reuses only the common prefix,
+	// exactly.
 	CacheReuse int
 	// CursorLineLast lays the cursor line's text out after the middle
 	// token in completions at the cursor (infill.Input.LineLast): typing

@@ -1,24 +1,26 @@
 #!/bin/bash
 # An editing session replayed against actor serve and llama-cpp-python's
-# server on the same model file (issue: editor completions): the bodies
-# of the first functions of click's utils.py deleted and typed again, a
-# request at every word (scripts/bench/editreplay). Each row gets a
+# server on the same model file (issue: editor completions): the lines of
+# the first short function bodies of click's utils.py typed again in
+# place, a request at every word (scripts/bench/editreplay). Each row gets a
 # freshly started server, so its first request is cold; rows run one
 # after the other, never side by side. A row whose log is in OUT is not
 # run again (resumable: logs are moved there whole).
 #
-#   SRC=DIR [VENV=DIR] [LINE_LAST=1] scripts/bench/editreplay.sh
+#   SRC=DIR [VENV=DIR] [LINE_LAST=1] [ROWS="infill infill-reuse0"] scripts/bench/editreplay.sh
 #
 # SRC holds click-8.1.7 (scripts/bench/linecomplete.sh fetches it); VENV,
 # when set, is a Python environment holding llama-cpp-python[server].
 # LINE_LAST=1 serves with --cursor-line-last (the cursor line's typed
 # text after <|fim_middle|>) into OUT's default with -line-last.
-# Rows (actor serve with its default --cache-reuse 0 unless named):
+# Rows (actor serve with --cache-reuse 0, exact, unless named):
 #   infill            /infill as llama.vim asks, 3 functions, the
-#                     repository's context (--method rawprompt)
-#   infill-reuse32    the same with --cache-reuse 32 (the text after the
-#                     cursor moved from the cache when a line above
-#                     changed), for what reuse costs and saves
+#                     repository's context (--method rawprompt), the
+#                     server's default --cache-reuse 256 (llama.cpp's:
+#                     runs that moved toward the start, text removed
+#                     before them, are placed from the cache)
+#   infill-reuse0     the same with --cache-reuse 0, for what reuse costs
+#                     and saves
 #   infill-actor      the first function with "actor": true (--method
 #                     actor: the shipped probe)
 #   infill-1          the first function without ACToR, for the row above
@@ -26,6 +28,9 @@
 #                     no repository context, the first function
 #   llama-cpp-python  the same prompts to llama-cpp-python's server (laid
 #                     out as text, llama.cpp's layout: -fim-text)
+# ROWS, when set, names the rows to run (default all). FILE (a path in
+# click-8.1.7) and AFTER (a line: only functions after it) replay
+# elsewhere.
 # Each row prints the completions' first lines against the rest of the
 # line in the file (exact, edit similarity) beside the latencies.
 set -euo pipefail
@@ -36,7 +41,7 @@ OUT=${OUT:-results/editreplay-qwen2.5-coder-0.5b${LINE_LAST:+-line-last}}
 ACTOR=${ACTOR:-bin/actor}
 MODEL=${MODEL:-qwen2.5-coder-0.5b}
 THREADS=${THREADS:-2}
-file=$SRC/click-8.1.7/src/click/utils.py
+file=$SRC/click-8.1.7/${FILE:-src/click/utils.py}
 mkdir -p "$OUT"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; [ -z "${pid:-}" ] || kill $pid 2>/dev/null || true' EXIT
@@ -44,10 +49,10 @@ replay=$tmp/editreplay
 go build -o "$replay" ./scripts/bench/editreplay
 . scripts/bench/servers.sh
 
-serve() { # METHOD [REUSE]: start actor serve on click (--cache-reuse REUSE, default 0)
+serve() { # METHOD REUSE: start actor serve on click with --cache-reuse REUSE
 	free http://127.0.0.1:18015
 	"$ACTOR" serve --model "$MODEL" --repo "$SRC/click-8.1.7" --addr 127.0.0.1:18015 --threads "$THREADS" \
-		--method "$1" --encoder none --cache-reuse "${2:-0}" ${LINE_LAST:+--cursor-line-last} >"$SRC/editreplay-serve.log" 2>&1 &
+		--method "$1" --encoder none --cache-reuse "$2" ${LINE_LAST:+--cursor-line-last} >"$SRC/editreplay-serve.log" 2>&1 &
 	pid=$!
 	wait_up http://127.0.0.1:18015 $pid "$SRC/editreplay-serve.log"
 }
@@ -55,11 +60,12 @@ stop() { kill $pid; wait $pid 2>/dev/null || true; pid=; }
 row() { # NAME ARGS...: one replay into OUT/NAME.jsonl and OUT/NAME.txt
 	local name=$1
 	shift
-	"$replay" -file "$file" -out "$tmp/$name.jsonl" "$@" >"$tmp/$name.txt"
+	"$replay" -file "$file" -after "${AFTER:-0}" -out "$tmp/$name.jsonl" "$@" >"$tmp/$name.txt"
 	mv "$tmp/$name.jsonl" "$tmp/$name.txt" "$OUT/"
 	echo "$name: $(tail -1 "$OUT/$name.txt")"
 }
-done_before() { [ -s "$OUT/$1.txt" ]; }
+# done_before NAME: the row is in OUT already, or not asked for in ROWS
+done_before() { [ -s "$OUT/$1.txt" ] || { [ -n "${ROWS:-}" ] && [[ " $ROWS " != *" $1 "* ]]; }; }
 
 actor_row() { # NAME METHOD REUSE ARGS...: a row against a fresh actor serve --method METHOD --cache-reuse REUSE
 	local name=$1 method=$2 reuse=$3
@@ -69,8 +75,8 @@ actor_row() { # NAME METHOD REUSE ARGS...: a row against a fresh actor serve --m
 	row "$name" -url http://127.0.0.1:18015 "$@"
 	stop
 }
-actor_row infill rawprompt 0 -functions 3
-actor_row infill-reuse32 rawprompt 32 -functions 3
+actor_row infill rawprompt 256 -functions 3
+actor_row infill-reuse0 rawprompt 0 -functions 3
 actor_row infill-1 rawprompt 0 -functions 1
 actor_row completions rawprompt 0 -functions 1 -api completions -max-tokens 16
 actor_row infill-actor actor 0 -functions 1 -actor

@@ -1,7 +1,9 @@
 // Command editreplay replays an editing session against a server's POST
-// /infill: the bodies of a file's functions are deleted and typed again,
-// a request at every word as llama.vim sends it while a person types (its
-// fields and defaults: the lines around the cursor, 128 tokens at most,
+// /infill: the lines of a file's short function bodies are typed again,
+// one after another, each in its place with the rest of the file as it
+// is, a request at every word as llama.vim sends it while a person types
+// (its fields and defaults: the 256 lines above the cursor and 64 below,
+// 128 tokens at most,
 // 1 s after a newline, top-k 40, top-p 0.90 and the infill sampler, a
 // fixed seed). It prints per request the latency at the client and the
 // prompt tokens the server took from its cache, then the first (cold)
@@ -9,7 +11,7 @@
 // completions' first lines match the rest of the line typed (exact
 // match, edit similarity).
 //
-//	go run ./scripts/bench/editreplay -file DIR/pkg/mod.py -url http://127.0.0.1:8012 [-functions 3] [-out LOG.jsonl]
+//	go run ./scripts/bench/editreplay -file DIR/pkg/mod.py -url http://127.0.0.1:8012 [-functions 3] [-after LINE] [-out LOG.jsonl]
 package main
 
 import (
@@ -53,6 +55,7 @@ func main() {
 	file := flag.String("file", "", "a source file of a served repository")
 	url := flag.String("url", "http://127.0.0.1:8012", "the server")
 	functions := flag.Int("functions", 3, "how many of the file's functions (the first ones with a body of 2 to 12 lines) to type again")
+	after := flag.Int("after", 0, "only functions that start after this line (deep in a long file the 256 lines above the cursor move down at each new line)")
 	out := flag.String("out", "", "also write each request as a JSON line here")
 	api := flag.String("api", "infill", "infill (llama.cpp's /infill, as llama.vim) or completions (/v1/completions with a suffix)")
 	maxTokens := flag.Int("max-tokens", 16, "with -api completions, max_tokens of each request")
@@ -73,7 +76,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "editreplay: -api %q: want infill or completions\n", *api)
 		os.Exit(2)
 	}
-	if err := replay(*file, *url, *functions, *out, ask); err != nil {
+	if err := replay(*file, *url, *functions, *after, *out, ask); err != nil {
 		fmt.Fprintln(os.Stderr, "editreplay:", err)
 		os.Exit(1)
 	}
@@ -83,7 +86,7 @@ func main() {
 // the line up to the cursor, the rest of the text, the line's indentation.
 type asker func(url, prefix, middle, suffix string, indent int) (request, error)
 
-func replay(file, url string, functions int, out string, ask asker) error {
+func replay(file, url string, functions, after int, out string, ask asker) error {
 	src, err := os.ReadFile(file)
 	if err != nil {
 		return err
@@ -102,7 +105,7 @@ func replay(file, url string, functions int, out string, ask asker) error {
 	n, triggers, changes, reprefill, exact, editSim := 0, 0, 0, 0, 0, 0.0
 	for _, d := range codesrc.Definitions(file, src) {
 		body := d.End - d.Start
-		if d.Kind != "function" && d.Kind != "method" || body < 2 || body > 12 || functions == 0 {
+		if d.Kind != "function" && d.Kind != "method" || body < 2 || body > 12 || d.Start <= after || functions == 0 {
 			continue
 		}
 		functions--
