@@ -37,11 +37,11 @@ cd "$(dirname "$0")/../.."
 SRC=${SRC:?set SRC to a folder for the packages and tasks}
 OUT=${OUT:-results/linecomplete-qwen2.5-coder-0.5b-fresh}
 # the server's --cache-reuse: 0 computes every prompt whole after its
-# common prefix with a kept one. Reuse places cached text computed after
-# another prompt; in this benchmark's order (neighbouring lines one after
-# the other) the text after the cursor was computed with the next masked
-# line before it, and the answers got worse (BENCHMARKS.md): the model's
-# accuracy is measured without it.
+# common prefix with a kept one, so the model's accuracy is measured on
+# exact prompts (reuse places text whose keys and values saw other text
+# before it; the first run's reuse, up to 2026-12-07, also placed the text
+# after the cursor after the next masked line, and its answers got
+# worse: BENCHMARKS.md).
 REUSE=${REUSE:-0}
 ACTOR=${ACTOR:-bin/actor}
 MODEL=${MODEL:-qwen2.5-coder-0.5b}
