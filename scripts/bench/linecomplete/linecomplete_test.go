@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -253,13 +254,14 @@ func TestCountNames(t *testing.T) {
 	k := task{ID: "a.go:8", Lang: "go", Path: "a.go", Line: 8, Target: strings.TrimSuffix(lines[7], "\n"),
 		Prefix: strings.Join(lines[:7], ""), Suffix: "\n" + strings.Join(lines[8:], ""),
 		Chunks: []chunk{{Filename: "c.go", Text: "func Nothing() error {\n\treturn nil\n}\n"}}}
-	c, err := countNames(tok, files, []task{k}, infill.DefaultContextBudget, false)
+	c, err := countNames(tok, files, []task{k}, infill.DefaultContextBudget)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := nameCounts{lines: 1, needing: 1, needed: 2, inPackage: 2, inRepo: 2, inChunks: 1}
-	if len(c.needingLines) != 1 || c.needingLines[0] != (lineKey{"go", "a.go:8"}) {
-		t.Errorf("lines needing a name %v, want go a.go:8", c.needingLines)
+	if len(c.needingLines) != 1 || c.needingLines[0].lineKey != (lineKey{"go", "a.go:8"}) ||
+		!slices.Equal(c.needingLines[0].marked, []string{"return:prc", "unitFactor:pr"}) {
+		t.Errorf("lines needing a name %+v, want go a.go:8 needing return:prc and unitFactor:pr", c.needingLines)
 	}
 	c.repoTokens, c.chunkTokens, c.needingLines = 0, 0, nil
 	if !reflect.DeepEqual(c, want) {
@@ -325,7 +327,7 @@ func TestReport(t *testing.T) {
 		write("rust-repo.jsonl", result{ID: "a", Lang: "rust", Mode: "repo", EditSim: 0.5, Seconds: 1}),
 	}
 	needing := filepath.Join(dir, "needing.jsonl")
-	if err := writeNeeding(needing, []lineKey{{"go", "a"}, {"python", "b"}}); err != nil {
+	if err := writeNeeding(needing, []needingLine{{lineKey: lineKey{"go", "a"}}, {lineKey: lineKey{"python", "b"}}}); err != nil {
 		t.Fatal(err)
 	}
 	var out strings.Builder

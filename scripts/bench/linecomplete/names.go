@@ -61,9 +61,14 @@ func names(args []string) error {
 	if len(tasks) == 0 {
 		return fmt.Errorf("names: %s has no tasks", *tasksFile)
 	}
-	c, err := countNames(tok, files, tasks, budget, *show)
+	c, err := countNames(tok, files, tasks, budget)
 	if err != nil {
 		return err
+	}
+	if *show { // p: elsewhere in the package, r: in the repository's context, c: in the chunks
+		for _, l := range c.needingLines {
+			fmt.Printf("%s\t%q\t%s\n", l.ID, l.target, strings.Join(l.marked, " "))
+		}
 	}
 	if *needingOut != "" {
 		if err := writeNeeding(*needingOut, c.needingLines); err != nil {
@@ -89,7 +94,7 @@ type nameCounts struct {
 	// the context's tokens, summed over lines
 	repoTokens, chunkTokens int
 	// needingLines are the lines needing such a name.
-	needingLines []lineKey
+	needingLines []needingLine
 }
 
 // lineKey names a masked line across languages.
@@ -98,12 +103,21 @@ type lineKey struct {
 	ID   string `json:"id"`
 }
 
+// needingLine is a line needing a name: its target (trimmed) and each
+// such name marked with where the prompt shows it (NAME:prc, p elsewhere
+// in the package, r in the repository's context, c in the chunks).
+type needingLine struct {
+	lineKey
+	target string
+	marked []string
+}
+
 // writeNeeding writes the lines needing a name to path, whole or not at
 // all.
-func writeNeeding(path string, lines []lineKey) error {
+func writeNeeding(path string, lines []needingLine) error {
 	var b strings.Builder
 	for _, l := range lines {
-		j, err := json.Marshal(l)
+		j, err := json.Marshal(l.lineKey)
 		if err != nil {
 			return err
 		}
@@ -117,7 +131,7 @@ func writeNeeding(path string, lines []lineKey) error {
 
 // countNames counts, for tasks of the package whose source files are
 // files, the names each masked line needs and where a prompt shows them.
-func countNames(tok *tokenizer.Tokenizer, files map[string][]byte, tasks []task, cb infill.ContextBudget, show bool) (nameCounts, error) {
+func countNames(tok *tokenizer.Tokenizer, files map[string][]byte, tasks []task, cb infill.ContextBudget) (nameCounts, error) {
 	repo := infill.NewRepository("package", files, symbols.New(files))
 	everywhere := map[string]map[string]bool{} // word → files holding it
 	for p, b := range files {
@@ -174,13 +188,10 @@ func countNames(tok *tokenizer.Tokenizer, files map[string][]byte, tasks []task,
 			}
 			marked = append(marked, mark)
 		}
-		if show && fresh > 0 { // p: elsewhere in the package, r: in the repository's context, c: in the chunks
-			fmt.Printf("%s\t%q\t%s\n", t.ID, strings.TrimSpace(t.Target), strings.Join(marked, " "))
-		}
 		c.needed += fresh
 		if fresh > 0 {
 			c.needing++
-			c.needingLines = append(c.needingLines, lineKey{t.Lang, t.ID})
+			c.needingLines = append(c.needingLines, needingLine{lineKey{t.Lang, t.ID}, strings.TrimSpace(t.Target), marked})
 		}
 	}
 	return c, nil
