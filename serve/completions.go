@@ -254,7 +254,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, st, ctx, err)
 		return
 	}
-	pred, _, err := sess.PrefillReusing(c.ids, s.cfg.CacheReuse)
+	pred, _, err := sess.PrefillReusing(c.ids, s.caches.reuse)
 	if err != nil {
 		s.fail(w, st, ctx, err)
 		return

@@ -325,7 +325,7 @@ func (s *Server) runInfill(ctx context.Context, sess *engine.Session, j *infillJ
 		defer func() { sess.Hidden = false }()
 	}
 	start := time.Now()
-	pred, reuse, err := sess.PrefillReusing(ids, s.cfg.CacheReuse)
+	pred, reuse, err := sess.PrefillReusing(ids, s.caches.reuse)
 	if err != nil {
 		return infillResult{}, err
 	}

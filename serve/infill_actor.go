@@ -73,7 +73,7 @@ func (a *cursorACToR) judge(n int, id int32, pred *engine.Prediction) (*engine.P
 	}
 	start = time.Now()
 	seq := append(slices.Clone(next.IDs), a.generated...)
-	again, reuse, err := a.sess.PrefillReusing(seq, a.s.cfg.CacheReuse)
+	again, reuse, err := a.sess.PrefillReusing(seq, a.s.caches.reuse)
 	if err != nil {
 		return nil, err
 	}

@@ -255,6 +255,31 @@ func TestInfillPromptCache(t *testing.T) {
 			t.Errorf("%+v: %d of %d prompt tokens computed", c, fresh, total)
 		}
 	}
+	// A chunk the editor adds before the others' end (llama.vim's ring)
+	// is computed; with reuse the cursor's file after it is placed (all
+	// but its file separator).
+	extra := func(chunks ...string) string {
+		var cs []map[string]string
+		for i, c := range chunks {
+			cs = append(cs, map[string]string{"filename": fmt.Sprintf("lib%d.py", i), "text": c})
+		}
+		var r map[string]any
+		json.Unmarshal([]byte(req("    x = ")), &r)
+		r["input_extra"] = cs
+		b, _ := json.Marshal(r)
+		return string(b)
+	}
+	for _, reuse := range []int{16, 0} {
+		s, ts := qwenServer(t, Config{CacheReuse: reuse})
+		call(t, "POST", ts.URL+"/infill", extra("def compute(x):\n    return x * 2\n"))
+		c0 := computed(s)
+		_, b := call(t, "POST", ts.URL+"/infill", extra("def compute(x):\n    return x * 2\n", "def other(y):\n    return y - 1\n"))
+		tm := decodeObject(t, b)["timings"].(map[string]any)
+		fresh := int(tm["prompt_n"].(float64))
+		if computed(s)-c0 != fresh || reuse > 0 && fresh > 25 || reuse == 0 && fresh < 100 {
+			t.Errorf("a chunk added, reuse %d: %d prompt tokens computed (the sessions %d), %v cached", reuse, fresh, computed(s)-c0, tm["cache_n"])
+		}
+	}
 	// With the cursor line's text last, typing only extends the prompt:
 	// without reuse the text after the cursor stays cached.
 	s, ts := qwenServer(t, Config{CursorLineLast: true})
@@ -439,7 +464,7 @@ func TestCompletionsRepositoryContext(t *testing.T) {
 // (the answer counts them); here the text written brings other chunks at
 // least once, which re-prefills, and the prompt reported is the last one. Without a probe the field is refused.
 func TestInfillACToR(t *testing.T) {
-	s, ts := qwenServer(t, Config{})
+	s, ts := qwenServer(t, Config{CacheReuse: 32})
 	var req map[string]any
 	json.Unmarshal([]byte(editorRequest(t, "llama-vim-fim")), &req)
 	req["response_fields"], req["n_predict"], req["temperature"], req["t_max_predict_ms"] = nil, 12, 0, nil
@@ -465,10 +490,11 @@ func TestInfillACToR(t *testing.T) {
 	if judged == 0 || triggers != judged || judged > n || changes == 0 || changes > triggers {
 		t.Errorf("%d tokens: judged %d, triggers %d, changes %d", n, judged, triggers, changes)
 	}
-	// A change computes the prompt from its first changed chunk on (and
-	// what was written): more than nothing, less than all of it.
+	// With --cache-reuse a change computes the new chunks; the cursor's
+	// file after them is placed (a chunk moved by chunks added before it):
+	// far less than the prompt.
 	promptTokens := len(s.p.Tok.EncodeSpecial(ans["prompt"].(string), true))
-	if rt := int(st["reprefill_tokens"].(float64)); rt <= 0 || rt >= promptTokens+n {
+	if rt := int(st["reprefill_tokens"].(float64)); rt <= 0 || 4*rt > promptTokens {
 		t.Errorf("a context change computed %d of the prompt's %d tokens", rt, promptTokens)
 	}
 	if p := ans["prompt"].(string); !strings.HasPrefix(p, "<|repo_name|>inventory\n") || !strings.Contains(p, "<|fim_middle|>") {

@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"actor/engine"
 	"actor/infill"
 	"actor/pipeline"
 )
@@ -50,10 +51,11 @@ type Config struct {
 	// completion at the cursor takes from the previous request's cache at
 	// a new position, as llama.cpp's --cache-reuse: text that moved toward
 	// the start because text before it was removed (a line deleted, the
-	// editor's window moved down; engine.Session.PrefillReusing): faster,
-	// and approximate, the moved keys and values having seen the old text;
-	// typed text stops the reuse. 0 reuses only the common prefix,
-	// exactly.
+	// editor's window moved down; engine.Session.PrefillReusing), and in
+	// the repository layout a chunk (the cursor's file too) moved by
+	// chunks added before it: faster, and approximate, the moved keys and
+	// values having seen the old text; typed text stops the reuse. 0
+	// reuses only the common prefix, exactly.
 	CacheReuse int
 	// CursorLineLast lays the cursor line's text out after the middle
 	// token in completions at the cursor (infill.Input.LineLast): typing
@@ -129,8 +131,12 @@ func New(ctx context.Context, p *pipeline.Pipeline, cfg Config) (*Server, error)
 	}
 	capacity := probe.Capacity()
 	probe.Close()
+	// --cache-reuse as llama.cpp's, and where the model has the
+	// repository layout, chunks moved by chunks added before them too
+	fim := p.Tok.FIM()
+	reuse := engine.ReusePolicy{MinRun: cfg.CacheReuse, Chunked: fim.Repository(), Boundary: fim.Sep}
 	s := &Server{p: p, cfg: cfg, repos: rs, slots: make(chan struct{}, cfg.Queue), model: make(chan struct{}, 1),
-		capacity: capacity, caches: &slots{m: p.Model, max: cfg.Slots, minRun: cfg.CacheReuse}, done: make(chan struct{})}
+		capacity: capacity, caches: &slots{m: p.Model, max: cfg.Slots, reuse: reuse}, done: make(chan struct{})}
 	if room, want := s.infillBudget().Context, cfg.Context.Symbols+cfg.Context.Blocks; room < want {
 		fmt.Fprintf(cfg.Log, "serve: note: a context of %d tokens leaves %d for the chunks of a completion at the cursor (the repository's context asks up to %d): give --ctx %d or more\n",
 			capacity, room, want, capacity+want-room)

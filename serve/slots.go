@@ -8,14 +8,14 @@ import "actor/engine"
 // cache. A request continues in the session whose cache starts most like
 // its prompt; when none holds half of it, in a new session while there
 // are fewer than max, else in that best one all the same. What a cache
-// holds counts as Session.Reusable does with minRun.
+// holds counts as Session.Reusable does with the server's reuse policy.
 type slots struct {
-	m      *engine.Model
-	max    int
-	minRun int
-	sess   []*engine.Session
-	used   []int // when each was last picked
-	clock  int
+	m     *engine.Model
+	max   int
+	reuse engine.ReusePolicy
+	sess  []*engine.Session
+	used  []int // when each was last picked
+	clock int
 }
 
 // DefaultSlots is the number of completion caches a server keeps.
@@ -25,7 +25,7 @@ const DefaultSlots = 4
 func (sl *slots) pick(ids []int32) (*engine.Session, error) {
 	best, bestN := -1, -1
 	for i, s := range sl.sess {
-		n := s.Reusable(ids, sl.minRun)
+		n := s.Reusable(ids, sl.reuse)
 		if n > bestN || n == bestN && sl.used[i] > sl.used[best] {
 			best, bestN = i, n
 		}

@@ -13,16 +13,17 @@
 # when set, is a Python environment holding llama-cpp-python[server].
 # LINE_LAST=1 serves with --cursor-line-last (the cursor line's typed
 # text after <|fim_middle|>) into OUT's default with -line-last.
-# Rows (actor serve with --cache-reuse 0, exact, unless named):
+# Rows (actor serve with its default --cache-reuse 256 unless named:
+# llama.cpp's reuse, runs that moved toward the start because text before
+# them was removed are placed from the cache, and chunks moved by chunks
+# added before them):
 #   infill            /infill as llama.vim asks, 3 functions, the
-#                     repository's context (--method rawprompt), the
-#                     server's default --cache-reuse 256 (llama.cpp's:
-#                     runs that moved toward the start, text removed
-#                     before them, are placed from the cache)
-#   infill-reuse0     the same with --cache-reuse 0, for what reuse costs
-#                     and saves
+#                     repository's context (--method rawprompt)
+#   infill-reuse0     the same with --cache-reuse 0 (exact), for what
+#                     reuse costs and saves
 #   infill-actor      the first function with "actor": true (--method
 #                     actor: the shipped probe)
+#   infill-actor-reuse0  the same with --cache-reuse 0
 #   infill-1          the first function without ACToR, for the row above
 #   completions       /v1/completions with a suffix, greedy, 16 tokens,
 #                     no repository context, the first function
@@ -77,9 +78,10 @@ actor_row() { # NAME METHOD REUSE ARGS...: a row against a fresh actor serve --m
 }
 actor_row infill rawprompt 256 -functions 3
 actor_row infill-reuse0 rawprompt 0 -functions 3
-actor_row infill-1 rawprompt 0 -functions 1
-actor_row completions rawprompt 0 -functions 1 -api completions -max-tokens 16
-actor_row infill-actor actor 0 -functions 1 -actor
+actor_row infill-1 rawprompt 256 -functions 1
+actor_row completions rawprompt 256 -functions 1 -api completions -max-tokens 16
+actor_row infill-actor actor 256 -functions 1 -actor
+actor_row infill-actor-reuse0 actor 0 -functions 1 -actor
 if [ -n "${VENV:-}" ] && ! done_before llama-cpp-python; then
 	free http://127.0.0.1:18016
 	"$VENV/bin/python" -m llama_cpp.server --model "${ACTOR_HOME:-$HOME/.cache/actor}/models/$MODEL.gguf" --host 127.0.0.1 --port 18016 \
