@@ -260,3 +260,56 @@ func TestSimilar(t *testing.T) {
 		t.Error("similar")
 	}
 }
+
+// TestMemberChunks: at a cursor in a method, the context lists the
+// members of the method's type and of the types its signature names,
+// those sharing words with the lines above the cursor first while they
+// fit, those the prompt shows left out, each file's in its order.
+func TestMemberChunks(t *testing.T) {
+	tok := qwen(t)
+	files := map[string][]byte{
+		"cmd/command.js": []byte("export class Command {\n  constructor(name) {\n    this._name = name;\n    this._allowUnknown = false;\n" +
+			"    this._hidden = false;\n  }\n\n  name() {\n    return this._name;\n  }\n\n  hide() {\n    this._hidden = true;\n  }\n\n" +
+			"  parse(argv) {\n    return argv;\n  }\n\n  allowUnknown(allow) {\n    this._allowUnknown = allow;\n    return this;\n  }\n}\n"),
+		"app.go": []byte("package app\n\nfunc (c *Command) Run(out *Writer) error {\n\tc.prepare()\n\treturn nil\n}\n"),
+		"types.go": []byte("package app\n\ntype Command struct {\n\tName string\n\tHidden bool\n}\n\nfunc (c *Command) prepare() {}\n\n" +
+			"func (c *Command) Usage() string { return c.Name }\n\ntype Writer struct {\n\tBuf []byte\n}\n\nfunc (w *Writer) Flush() error { return nil }\n"),
+	}
+	r := NewRepository("cli", files, symbols.New(files))
+	text := func(cs []namedChunk) string {
+		var b strings.Builder
+		for _, c := range cs {
+			b.WriteString(c.Path + "\n" + c.Text)
+		}
+		return b.String()
+	}
+	// in allowUnknown, the prompt showing its lines only: the field that
+	// shares its words first, then the most used members while they fit
+	js := Cursor{Path: "cmd/command.js", Line: 21, Above: 1, Below: 3, Prefix: "  allowUnknown(allow) {\n"}
+	got, err := r.memberChunks(tok, js, js.Prefix, 14)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "cmd/command.js\n    this._allowUnknown = false;\n"; text(got) != want {
+		t.Errorf("a small budget: %q, want %q", text(got), want)
+	}
+	got, _ = r.memberChunks(tok, js, js.Prefix, 1000)
+	want := "cmd/command.js\n  constructor(name)\n    this._name = name;\n    this._allowUnknown = false;\n    this._hidden = false;\n  name()\n  hide()\n  parse(argv)\n"
+	if text(got) != want {
+		t.Errorf("all the class's members but those shown: %q, want %q", text(got), want)
+	}
+	// in a Go method: its receiver's type, then the type its signature names
+	if ts := r.scopeTypes(Cursor{Path: "app.go", Line: 4}, ""); strings.Join(ts, " ") != "Command Writer" {
+		t.Errorf("types in scope %q", ts)
+	}
+	goCur := Cursor{Path: "app.go", Line: 4, Above: 3, Below: 2, Prefix: "package app\n\nfunc (c *Command) Run(out *Writer) error {\n"}
+	got, _ = r.memberChunks(tok, goCur, goCur.Prefix, 1000)
+	want = "types.go\n\tName string\n\tHidden bool\nfunc (c *Command) prepare()\nfunc (c *Command) Usage() string\n\tBuf []byte\nfunc (w *Writer) Flush() error\n"
+	if text(got) != want {
+		t.Errorf("a Go method's types: %q, want %q", text(got), want)
+	}
+	// a top-level function of a file of no type reaches none
+	if ts := r.scopeTypes(Cursor{Path: "cmd/command.js", Line: 30}, "x = 1"); len(ts) != 0 {
+		t.Errorf("outside every type: %q", ts)
+	}
+}

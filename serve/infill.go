@@ -38,6 +38,9 @@ type infillRequest struct {
 	TMaxPredictMS  *float64 `json:"t_max_predict_ms"`
 	ResponseFields []string `json:"response_fields"`
 	Model          string   `json:"model"`
+	// NProbs asks for each written token's log-probability and its
+	// NProbs likeliest alternatives (completion_probabilities).
+	NProbs int `json:"n_probs"`
 	// NCmpl is llama.vscode's number of completions; one is answered.
 	NCmpl *int `json:"n_cmpl"`
 	// Filename is the cursor's file, a path in a served repository or an
@@ -94,6 +97,7 @@ type infillJob struct {
 	filename string
 	context  bool
 	actor    bool
+	nProbs   int
 }
 
 // parseInfill checks the request against the model.
@@ -118,6 +122,10 @@ func (s *Server) parseInfill(req *infillRequest) (*infillJob, *apiError) {
 	if req.Actor && (s.p.Probe == nil || !j.context) {
 		return nil, badRequest("actor: ACToR at the cursor needs the repository's context and a probe for the server's model (shipped, or actor serve --probe FILE)")
 	}
+	if req.NProbs < 0 || req.NProbs > maxProbs {
+		return nil, badRequest("n_probs %d: want 0 to %d", req.NProbs, maxProbs)
+	}
+	j.nProbs = req.NProbs
 	if req.NIndent < 0 {
 		return nil, badRequest("n_indent %d: want 0 or more", req.NIndent)
 	}
@@ -182,7 +190,7 @@ func (s *Server) parseInfill(req *infillRequest) (*infillJob, *apiError) {
 	j.settings = map[string]any{"n_ctx": s.capacity, "n_predict": j.predict, "temperature": j.sampler.Temperature,
 		"top_k": j.sampler.TopK, "top_p": j.sampler.TopP, "seed": j.sampler.Seed, "n_indent": req.NIndent,
 		"stop": append([]string{}, j.guard.Stops...), "t_max_predict_ms": j.guard.Limit.Milliseconds(), "samplers": req.Samplers,
-		"cache_prompt": j.cache}
+		"cache_prompt": j.cache, "n_probs": j.nProbs}
 	return j, nil
 }
 
@@ -214,6 +222,8 @@ type infillResult struct {
 	Context []contextChunk `json:"context,omitempty"`
 	// Actor is what ACToR did (this server's; requests with "actor").
 	Actor *actorStats `json:"actor,omitempty"`
+	// Probs are the written tokens' probabilities (requests with n_probs).
+	Probs []tokenProb `json:"completion_probabilities,omitempty"`
 }
 
 // contextChunk describes a chunk a prompt showed.
@@ -333,9 +343,14 @@ func (s *Server) runInfill(ctx context.Context, sess *engine.Session, j *infillJ
 	g := &j.guard
 	g.Start = first
 	tokens := []int32{}
+	var probs []tokenProb
+	sentProbs := 0 // a piece sends the probabilities of the tokens since the last piece
 	emit := func(piece string) error {
 		if st != nil && piece != "" {
-			return st.send(infillResult{Content: piece, Tokens: tokens[len(tokens)-1:], TokensPredicted: len(tokens), TokensEvaluated: len(ids)})
+			r := infillResult{Content: piece, Tokens: tokens[len(tokens)-1:], TokensPredicted: len(tokens), TokensEvaluated: len(ids),
+				Probs: probs[sentProbs:]}
+			sentProbs = len(probs)
+			return st.send(r)
 		}
 		return nil
 	}
@@ -348,6 +363,9 @@ func (s *Server) runInfill(ctx context.Context, sess *engine.Session, j *infillJ
 			return nil
 		}
 		tokens = append(tokens, step.ID)
+		if j.nProbs > 0 {
+			probs = append(probs, newTokenProb(s.p.Tok, step.Pred, step.ID, j.nProbs))
+		}
 		if a != nil {
 			a.generated = tokens
 		}
@@ -376,7 +394,7 @@ func (s *Server) runInfill(ctx context.Context, sess *engine.Session, j *infillJ
 	text := g.Text()
 	return infillResult{Content: text, Tokens: tokens, Stop: true, Model: s.modelName(), TokensPredicted: len(tokens),
 		TokensEvaluated: len(ids), Settings: j.settings, HasNewLine: ptr(strings.Contains(text, "\n")), StopType: stopType,
-		StoppingWord: ptr(g.Word()), TokensCached: ptr(sess.Len()),
+		StoppingWord: ptr(g.Word()), TokensCached: ptr(sess.Len()), Probs: probs,
 		Timings: newTimings(reuse.Cached(), len(ids)-reuse.Cached(), first.Sub(start), len(tokens), time.Since(first))}, nil
 }
 

@@ -167,6 +167,8 @@ func TestInfillBadBodies(t *testing.T) {
 		{`{"n_indent":-1}`, 400, "n_indent"},
 		{`{"samplers":["top_k","nucleus"]}`, 400, "nucleus"},
 		{`{"n_cmpl":0}`, 400, "n_cmpl"},
+		{`{"n_probs":-1}`, 400, "n_probs"},
+		{`{"n_probs":101}`, 400, "n_probs"},
 		{`{"model":"other"}`, 404, "other"},
 		{`{"input_prefix":"` + strings.Repeat("x", DefaultMaxBody) + `"}`, 413, "over"},
 	} {
@@ -216,6 +218,76 @@ func TestInfillStream(t *testing.T) {
 	last := evs[len(evs)-1]
 	if done || last["stop"] != true || last["timings"] == nil || text.String() != whole["content"] {
 		t.Errorf("stream %q (done %v, last %v), whole %q", text.String(), done, last, whole["content"])
+	}
+}
+
+// TestInfillProbs: with n_probs a greedy completion reports, for each
+// token written, its log-probability and the likeliest tokens in its
+// place, the written one first (greedy), the rest in falling order; a
+// stream sends each token's entry once.
+func TestInfillProbs(t *testing.T) {
+	_, ts := qwenServer(t, Config{})
+	req := `{"input_prefix":"def area(width, height):\n","prompt":"    return ","input_suffix":"\n\nprint(area(2, 3))\n",` +
+		`"n_predict":8,"temperature":0,"samplers":["temperature"],"n_probs":3%s}`
+	code, b := call(t, "POST", ts.URL+"/infill", strings.Replace(req, "%s", "", 1))
+	var whole struct {
+		Content string      `json:"content"`
+		Tokens  []int32     `json:"tokens"`
+		Probs   []tokenProb `json:"completion_probabilities"`
+	}
+	if err := json.Unmarshal(b, &whole); code != 200 || err != nil || len(whole.Tokens) == 0 || len(whole.Probs) != len(whole.Tokens) {
+		t.Fatalf("%d %s", code, b)
+	}
+	var text strings.Builder
+	for i, p := range whole.Probs {
+		text.WriteString(p.Token)
+		if p.ID != whole.Tokens[i] || len(p.Top) != 3 || p.Top[0].ID != p.ID || p.Top[0].LogProb != p.LogProb || p.LogProb > 0 {
+			t.Errorf("token %d: %+v", i, p)
+		}
+		if p.Top[1].LogProb > p.Top[0].LogProb || p.Top[2].LogProb > p.Top[1].LogProb || !sameBytes(p.Bytes, p.Token) {
+			t.Errorf("token %d's alternatives: %+v", i, p.Top)
+		}
+	}
+	if !strings.HasPrefix(text.String(), whole.Content) {
+		t.Errorf("the tokens' texts %q do not start with the content %q", text.String(), whole.Content)
+	}
+	resp, err := http.Post(ts.URL+"/infill", "application/json", strings.NewReader(strings.Replace(req, "%s", `,"stream":true`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	evs, _ := events(t, resp.Body)
+	streamed := 0
+	for _, ev := range evs[:len(evs)-1] {
+		ps, _ := ev["completion_probabilities"].([]any)
+		streamed += len(ps)
+	}
+	if streamed != len(whole.Probs) {
+		t.Errorf("the stream sent %d tokens' probabilities, the whole answer %d", streamed, len(whole.Probs))
+	}
+}
+
+// sameBytes reports whether an answer's bytes are the text's.
+func sameBytes(b []int, text string) bool {
+	if len(b) != len(text) {
+		return false
+	}
+	for i := range b {
+		if b[i] != int(text[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestTopIDs picks the largest logits, the lower id first on ties.
+func TestTopIDs(t *testing.T) {
+	got := topIDs([]float32{0.5, 2, -1, 2, 3, 0.5}, 4)
+	if fmt.Sprint(got) != "[4 1 3 0]" {
+		t.Errorf("top 4: %v", got)
+	}
+	if got := topIDs([]float32{1, 2}, 5); fmt.Sprint(got) != "[1 0]" {
+		t.Errorf("more asked than there are: %v", got)
 	}
 }
 

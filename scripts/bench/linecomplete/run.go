@@ -28,6 +28,9 @@ type result struct {
 	Seconds float64 `json:"seconds"`
 	CacheN  int     `json:"cache_n"`
 	PromptN int     `json:"prompt_n"`
+	// LogProbs are the log-probabilities of the answer's tokens (run
+	// -probs): how sure the model was.
+	LogProbs []float64 `json:"logprobs,omitempty"`
 }
 
 func run(args []string) error {
@@ -40,6 +43,7 @@ func run(args []string) error {
 	label := fs.String("label", "", "the results' mode column (default: the mode), to tell servers apart in one report")
 	block := fs.Int("block", 0, "ask in blocks of this many consecutive lines, the blocks in a fixed shuffled order, so that a stopped run has lines from the whole package and neighbouring lines still share the server's cache (0: the tasks' order, by file); a run continues one made with the same tasks file and -block")
 	fimText := fs.Bool("fim-text", false, "with -mode completions, send the prompt in Qwen's fill-in-the-middle tokens as text, no suffix field (for llama-cpp-python's server, whose suffix field drops a token)")
+	probs := fs.Bool("probs", false, "also record each written token's log-probability (n_probs; /infill modes)")
 	first := fs.Int("first", 0, "ask only the first this many tasks of the order (give -block, or they are the first files' lines) and no others, however often run (0: all)")
 	fs.Parse(args)
 	if *tasksFile == "" || *out == "" {
@@ -77,7 +81,7 @@ func run(args []string) error {
 		if *limit > 0 && n == *limit {
 			break
 		}
-		r, err := ask(*url, *mode, *fimText, t)
+		r, err := ask(*url, *mode, *fimText, *probs, t)
 		if err != nil {
 			return fmt.Errorf("%s: %w", t.ID, err)
 		}
@@ -112,7 +116,7 @@ func blockOrder(tasks []task, n int) []task {
 // ask sends one task as llama.vscode would (or, in mode completions, as
 // an OpenAI-style fill-in-the-middle request, infillclient.FIM) and scores
 // the answer.
-func ask(url, mode string, fimText bool, t task) (result, error) {
+func ask(url, mode string, fimText, probs bool, t task) (result, error) {
 	if mode == "completions" {
 		ans, err := infillclient.PostFIM(url, infillclient.FIM{Prefix: t.Prefix, Suffix: t.Suffix, MaxTokens: 48,
 			Stop: []string{"\n"}, AsText: fimText})
@@ -127,11 +131,18 @@ func ask(url, mode string, fimText bool, t task) (result, error) {
 	if mode == "chunks" || mode == "both" {
 		req["input_extra"] = t.Chunks
 	}
+	if probs {
+		req["n_probs"] = 1
+	}
 	ans, err := infillclient.Post(url, req)
 	if err != nil {
 		return result{}, err
 	}
-	return score(t, mode, ans.Content, ans.Seconds, ans.Timings.CacheN, ans.Timings.PromptN), nil
+	r := score(t, mode, ans.Content, ans.Seconds, ans.Timings.CacheN, ans.Timings.PromptN)
+	for _, p := range ans.Probs {
+		r.LogProbs = append(r.LogProbs, p.LogProb)
+	}
+	return r, nil
 }
 
 // score compares the first line of an answer's text with the task's

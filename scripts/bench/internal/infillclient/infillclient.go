@@ -28,6 +28,11 @@ type Answer struct {
 		Changes   int `json:"context_changes"`
 		Reprefill int `json:"reprefill_tokens"`
 	} `json:"actor"`
+	// Probs are the written tokens' log-probabilities (a request with
+	// n_probs).
+	Probs []struct {
+		LogProb float64 `json:"logprob"`
+	} `json:"completion_probabilities"`
 	Seconds float64 `json:"-"`
 }
 
