@@ -53,58 +53,6 @@ func TestDefinitions(t *testing.T) {
 	}
 }
 
-// TestOwners: a member's owner is the type it is defined in (its class,
-// interface, trait or impl; a Go method's receiver type, through a
-// pointer and generic parameters).
-func TestOwners(t *testing.T) {
-	want := map[string]string{"a.go": "Norm:Point", "a.js": "open:Box", "a.ts": "area:Shape", "A.java": "Account:Account balance:Account",
-		"a.rs": "push:Stack size:Size", "a.py": "f:A"}
-	for _, c := range sources {
-		var got []string
-		for _, d := range Definitions(c.file, []byte(c.src)) {
-			if d.Owner != "" {
-				got = append(got, d.Name+":"+d.Owner)
-			}
-		}
-		if strings.Join(got, " ") != want[c.file] {
-			t.Errorf("%s: owners %q, want %q", c.file, got, want[c.file])
-		}
-	}
-	generic := "package a\n\ntype List[T any] struct{ xs []T }\n\nfunc (l *List[T]) Len() int { return len(l.xs) }\n"
-	if d := Definitions("a.go", []byte(generic)); len(d) != 2 || d[1].Owner != "List" {
-		t.Errorf("generic receiver: %+v", d)
-	}
-	fields := map[string]string{"a.go": "X:Point", "a.js": "", "A.java": "cents:Account", "a.rs": "items:Stack", "a.c": "v:node next:node",
-		"a.ts": "", "a.py": ""}
-	for file, want := range fields {
-		i := slices.IndexFunc(sources[:], func(s struct {
-			file, src string
-			want      []string
-		}) bool {
-			return s.file == file
-		})
-		var got []string
-		for _, f := range Fields(file, []byte(sources[i].src)) {
-			got = append(got, f.Name+":"+f.Owner)
-		}
-		if strings.Join(got, " ") != want {
-			t.Errorf("%s: fields %q, want %q", file, got, want)
-		}
-	}
-	js := "class Box {\n  size = 1;\n  constructor(w) {\n    this.w = w;\n    this.w = 0;\n    other.h = 2;\n  }\n}\n"
-	if f := Fields("a.js", []byte(js)); len(f) != 2 || f[0].Name != "size" || f[1].Name != "w" || f[1].Header != "    this.w = w;" {
-		t.Errorf("javascript fields: %+v", f)
-	}
-	enum := "enum Op { Less, Greater(u8) }\n"
-	if f := Fields("a.rs", []byte(enum)); len(f) != 2 || f[1].Name != "Greater" || f[1].Owner != "Op" {
-		t.Errorf("rust variants: %+v", f)
-	}
-	impl := "struct V;\nimpl<T> std::fmt::Display for a::W<T> {\n    fn fmt(&self) {}\n}\n"
-	if d := Definitions("a.rs", []byte(impl)); len(d) != 3 || d[2].Owner != "W" {
-		t.Errorf("trait impl: %+v", d)
-	}
-}
-
 // TestSplit cuts where definitions start: no block spans two; a file
 // without a grammar is cut into line windows.
 func TestSplit(t *testing.T) {

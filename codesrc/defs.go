@@ -17,11 +17,6 @@ type Def struct {
 	// Header is its first lines up to the line where its body starts
 	// (the signature), at most headerLines.
 	Header string
-	// Owner is the type a member belongs to: the class, interface, trait
-	// or impl it is defined in, a Go method's receiver type; "" for a
-	// top-level definition. Cursor completion lists a type's members by
-	// it (the methods and fields a `this.`, `self.` or receiver reaches).
-	Owner string
 }
 
 // headerLines bounds a definition's header.
@@ -31,128 +26,39 @@ const headerLines = 4
 // nested ones included (methods in classes); nil for a file without a
 // grammar. A definition without a name (an anonymous struct) is left out.
 func Definitions(file string, src []byte) []Def {
-	defs, _ := read(file, src)
-	return defs
-}
-
-// Fields returns the fields of a source file's types, Kind "field", Header
-// the field's line, Owner its type: a struct's or class's declared
-// fields, an enum's variants, and the `this.x` a JavaScript or TypeScript
-// class's methods assign (the first assignment of each). Nil for a file
-// without a grammar; Python's are the symbol table's.
-func Fields(file string, src []byte) []Def {
-	_, fields := read(file, src)
-	return fields
-}
-
-// read walks a file's syntax tree for its definitions and its fields.
-func read(file string, src []byte) (defs, fields []Def) {
 	l := Lang(file)
 	if l == nil {
-		return nil, nil
+		return nil
 	}
 	p := ts.NewParser()
 	defer p.Close()
 	if p.SetLanguage(l.lang) != nil {
-		return nil, nil
+		return nil
 	}
 	tree := p.Parse(src, nil)
 	if tree == nil {
-		return nil, nil
+		return nil
 	}
 	defer tree.Close()
 	lines := strings.Split(string(src), "\n")
-	assigned := map[[2]string]bool{}
-	var walk func(n *ts.Node, owner string)
-	walk = func(n *ts.Node, owner string) {
+	var out []Def
+	var walk func(n *ts.Node)
+	walk = func(n *ts.Node) {
 		if kind, ok := l.defs[n.Kind()]; ok {
 			if name := defName(n, src); name != "" {
 				start, end := int(n.StartPosition().Row)+1, int(n.EndPosition().Row)+1
 				if n.EndPosition().Column == 0 && end > start {
 					end--
 				}
-				d := Def{Name: name, Kind: kind, Start: start, End: end, Header: header(n, lines, start), Owner: owner}
-				if r := n.ChildByFieldName("receiver"); r != nil && n.Kind() == "method_declaration" {
-					d.Owner = firstType(r, src) // Go
-				}
-				defs = append(defs, d)
-				if owns[kind] {
-					owner = typeName(name)
-				}
-			}
-		} else if owner != "" && l.Name != "python" {
-			if name := fieldName(n, src); name != "" && !assigned[[2]string{owner, name}] {
-				assigned[[2]string{owner, name}] = true
-				row := int(n.StartPosition().Row) + 1
-				fields = append(fields, Def{Name: name, Kind: "field", Start: row, End: row, Header: lines[row-1], Owner: owner})
+				out = append(out, Def{Name: name, Kind: kind, Start: start, End: end, Header: header(n, lines, start)})
 			}
 		}
 		for i := uint(0); i < n.NamedChildCount(); i++ {
-			walk(n.NamedChild(i), owner)
+			walk(n.NamedChild(i))
 		}
 	}
-	walk(tree.RootNode(), "")
-	return defs, fields
-}
-
-// fieldName reads the name a node declares as a field of its owner ("" for
-// a node that declares none): a field declaration, an enum's variant or
-// constant, an assignment to `this.NAME`.
-func fieldName(n *ts.Node, src []byte) string {
-	switch n.Kind() {
-	case "field_declaration", "field_definition", "public_field_definition", "property_signature",
-		"enum_variant", "enum_constant", "enum_assignment":
-		for _, f := range []string{"name", "property", "declarator"} {
-			if c := n.ChildByFieldName(f); c != nil {
-				if f == "declarator" {
-					return declared(c, src)
-				}
-				return c.Utf8Text(src)
-			}
-		}
-		if n.Kind() == "field_declaration" && n.ChildByFieldName("type") != nil { // a Go embedded type
-			return typeName(strings.TrimPrefix(n.ChildByFieldName("type").Utf8Text(src), "*"))
-		}
-	case "assignment_expression":
-		if left := n.ChildByFieldName("left"); left != nil && left.Kind() == "member_expression" {
-			if obj := left.ChildByFieldName("object"); obj != nil && obj.Kind() == "this" {
-				if prop := left.ChildByFieldName("property"); prop != nil {
-					return prop.Utf8Text(src)
-				}
-			}
-		}
-	}
-	return ""
-}
-
-// owns are the kinds of definitions whose nested definitions are their
-// members.
-var owns = map[string]bool{"class": true, "interface": true, "trait": true, "impl": true, "struct": true,
-	"enum": true, "record": true, "type": true, "union": true}
-
-// typeName is a type's name without its generic parameters or path (an
-// impl of `Stack<T>` or `fmt::Display for a::Stack` owns Stack's members).
-func typeName(name string) string {
-	if i := strings.IndexAny(name, "<["); i >= 0 {
-		name = name[:i]
-	}
-	if i := strings.LastIndex(name, "::"); i >= 0 {
-		name = name[i+2:]
-	}
-	return strings.TrimSpace(name)
-}
-
-// firstType is the first type identifier under n (a Go receiver's type).
-func firstType(n *ts.Node, src []byte) string {
-	if n.Kind() == "type_identifier" {
-		return n.Utf8Text(src)
-	}
-	for i := uint(0); i < n.NamedChildCount(); i++ {
-		if t := firstType(n.NamedChild(i), src); t != "" {
-			return t
-		}
-	}
-	return ""
+	walk(tree.RootNode())
+	return out
 }
 
 // defName reads the name a defining node defines ("" when it defines

@@ -28,16 +28,9 @@ type Repository struct {
 	Files  *Files
 	// defs are the definitions of the files other than Python's, by name.
 	defs map[string][]namedDef
-	// fileDefs are each file's definitions (their lines are the regions
-	// a context is kept for; their owners say which type's members the
-	// cursor reaches).
-	fileDefs map[string][]codesrc.Def
-	// members are the members of each type by its language and name
-	// (typeKey), in files other than Python's (members.go).
-	members map[string][]namedDef
-	// uses counts each word's uses as a member (`.word`) in the
-	// repository's files: the rank of a type's members.
-	uses map[string]int
+	// spans are the lines of each file's definitions (the regions a
+	// context is kept for).
+	spans map[string][][2]int
 
 	mu    sync.Mutex
 	memo  map[regionKey][]Chunk
@@ -77,8 +70,7 @@ var typeKinds = map[string]bool{"type": true, "struct": true, "class": true, "in
 // its Python symbol table (nil: none).
 func NewRepository(name string, files map[string][]byte, tab *symbols.Table) *Repository {
 	r := &Repository{Name: name, Corpus: &generate.Corpus{Name: name, Symbols: tab}, Files: NewFiles(files),
-		defs: map[string][]namedDef{}, fileDefs: map[string][]codesrc.Def{},
-		members: map[string][]namedDef{}, uses: map[string]int{}, memo: map[regionKey][]Chunk{}}
+		defs: map[string][]namedDef{}, spans: map[string][][2]int{}, memo: map[regionKey][]Chunk{}}
 	paths := slices.Sorted(maps.Keys(files))
 	for _, p := range paths {
 		r.Corpus.Blocks = append(r.Corpus.Blocks, codesrc.Split(p, files[p])...)
@@ -86,16 +78,11 @@ func NewRepository(name string, files map[string][]byte, tab *symbols.Table) *Re
 			continue
 		}
 		defs := codesrc.Definitions(p, files[p])
-		r.fileDefs[p] = defs
+		for _, d := range defs {
+			r.spans[p] = append(r.spans[p], [2]int{d.Start, d.End})
+		}
 		if strings.HasSuffix(p, ".py") {
 			continue
-		}
-		r.countUses(files[p])
-		for _, d := range slices.Concat(codesrc.Fields(p, files[p]), defs) {
-			if d.Owner != "" {
-				k := r.typeKey(p, d.Owner)
-				r.members[k] = append(r.members[k], namedDef{Def: d, Path: p})
-			}
 		}
 		lines := strings.Split(string(files[p]), "\n")
 		for _, d := range defs {
@@ -119,9 +106,6 @@ func NewRepository(name string, files map[string][]byte, tab *symbols.Table) *Re
 // blocks retrieved for the lines above it.
 type ContextBudget struct {
 	Symbols, Blocks int
-	// Members bounds the lines of the members of the types the cursor
-	// is in (members.go), in files other than Python's.
-	Members int
 }
 
 // DefaultContextBudget is 512 tokens of definitions and 512 of blocks.
@@ -132,7 +116,6 @@ const (
 	SourceEditor = "editor" // an editor's chunk
 	SourceSymbol = "symbol" // a definition in scope at the cursor
 	SourceBlock  = "block"  // a block retrieved for the lines above the cursor
-	SourceMember = "member" // the members of a type the cursor is in
 )
 
 // queryLines is how many non-blank lines above the cursor's line make the
@@ -201,9 +184,9 @@ func (r *Repository) Requery(tok *tokenizer.Tokenizer, c Cursor, text string, b 
 // (negative numbers).
 func (r *Repository) region(path string, line int) int {
 	best := [2]int{0, 0}
-	for _, d := range r.fileDefs[path] {
-		if d.Start <= line && line <= d.End && (best[0] == 0 || d.Start >= best[0]) {
-			best = [2]int{d.Start, d.End}
+	for _, s := range r.spans[path] {
+		if s[0] <= line && line <= s[1] && (best[0] == 0 || s[0] >= best[0]) {
+			best = s
 		}
 	}
 	if best[0] > 0 {
@@ -243,15 +226,6 @@ func (r *Repository) context(tok *tokenizer.Tokenizer, c Cursor, b ContextBudget
 		}
 		for _, n := range named {
 			shown = append(shown, retrieve.Result{Candidate: index.Candidate{Path: n.Path, Start: n.start, End: n.end}})
-		}
-	}
-	if b.Members > 0 && !r.python(c.Path) {
-		members, err := r.memberChunks(tok, c, query, b.Members)
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range members {
-			out = append(out, m.Chunk)
 		}
 	}
 	if b.Blocks <= 0 || strings.TrimSpace(query) == "" || len(r.Corpus.Blocks) == 0 {

@@ -137,7 +137,7 @@ func New(ctx context.Context, p *pipeline.Pipeline, cfg Config) (*Server, error)
 	reuse := engine.ReusePolicy{MinRun: cfg.CacheReuse, Chunked: fim.Repository(), Boundary: fim.Sep}
 	s := &Server{p: p, cfg: cfg, repos: rs, slots: make(chan struct{}, cfg.Queue), model: make(chan struct{}, 1),
 		capacity: capacity, caches: &slots{m: p.Model, max: cfg.Slots, reuse: reuse}, done: make(chan struct{})}
-	if room, want := s.infillBudget().Context, cfg.Context.Symbols+cfg.Context.Blocks+cfg.Context.Members; room < want {
+	if room, want := s.infillBudget().Context, cfg.Context.Symbols+cfg.Context.Blocks; room < want {
 		fmt.Fprintf(cfg.Log, "serve: note: a context of %d tokens leaves %d for the chunks of a completion at the cursor (the repository's context asks up to %d): give --ctx %d or more\n",
 			capacity, room, want, capacity+want-room)
 	}

@@ -87,7 +87,6 @@ See docs/openapi.yaml.`,
 	fs.DurationVar(&f.grace, "grace", 30*time.Second, "on SIGINT/SIGTERM, time running requests get to finish before they are cancelled")
 	fs.IntVar(&f.cursor.Symbols, "cursor-symbols", infill.DefaultContextBudget.Symbols, "POST /infill: tokens of the repository's context for the definitions in scope at the cursor or named above it")
 	fs.IntVar(&f.cursor.Blocks, "cursor-blocks", infill.DefaultContextBudget.Blocks, "POST /infill: tokens of the repository's context for the blocks retrieved with the lines above the cursor")
-	fs.IntVar(&f.cursor.Members, "cursor-members", infill.DefaultContextBudget.Members, "POST /infill: tokens of the repository's context for the members (fields, method signatures) of the types the cursor is in, those sharing words with the lines above it first (not Python's: its definitions in scope hold them)")
 	fs.IntVar(&f.reuse, "cache-reuse", 256, "completions at the cursor: reuse runs of at least this many cached tokens that moved toward the start (text before them removed: a new line deep in a long file), as llama.cpp's --cache-reuse (256 as llama.vim starts it), and chunks moved by chunks added before them (the editor's, ACToR's); faster but approximate: their keys and values saw the old text; 0: only the common prefix, exact")
 	fs.BoolVar(&f.lineLast, "cursor-line-last", false, "POST /infill: lay the cursor line's typed text out after <|fim_middle|> (not at the end of the prefix, as llama.cpp): typing on a line computes only the new tokens, at some cost in accuracy")
 	return cmd
@@ -98,9 +97,9 @@ func (f *serveFlags) run(cmd *cobra.Command, stderr io.Writer) error {
 	if len(f.repos) == 0 {
 		return errors.New("serve: give at least one --repo DIR")
 	}
-	if f.cursor.Symbols < 0 || f.cursor.Blocks < 0 || f.cursor.Members < 0 || f.cursor == (infill.ContextBudget{}) {
-		return fmt.Errorf("serve: --cursor-symbols %d, --cursor-blocks %d, --cursor-members %d: give tokens >= 0, not all 0 (a request asks without the repository's context with \"context\": false)",
-			f.cursor.Symbols, f.cursor.Blocks, f.cursor.Members)
+	if f.cursor.Symbols < 0 || f.cursor.Blocks < 0 || f.cursor == (infill.ContextBudget{}) {
+		return fmt.Errorf("serve: --cursor-symbols %d, --cursor-blocks %d: give tokens >= 0, not both 0 (a request asks without the repository's context with \"context\": false)",
+			f.cursor.Symbols, f.cursor.Blocks)
 	}
 	if f.token == "" {
 		f.token = os.Getenv("ACTOR_TOKEN")

@@ -39,7 +39,6 @@ func names(args []string) error {
 	budget := infill.DefaultContextBudget
 	fs.IntVar(&budget.Symbols, "symbols", budget.Symbols, "the repository context's tokens of definitions (as actor serve --cursor-symbols)")
 	fs.IntVar(&budget.Blocks, "blocks", budget.Blocks, "its tokens of retrieved blocks (--cursor-blocks)")
-	fs.IntVar(&budget.Members, "members", budget.Members, "its tokens of the members of the types the cursor is in (--cursor-members)")
 	show := fs.Bool("show", false, "also print each line needing such a name: its id, target and names, each marked with where the prompt shows it")
 	fs.Parse(args)
 	if *src == "" || *tasksFile == "" {
