@@ -52,12 +52,20 @@ func lineKey(line string) (uint64, bool) {
 	return h.Sum64(), true
 }
 
+// Match is the file an editor's text comes from: its path, the cursor's
+// 1-based line in it, and how many of the lines around the cursor voted
+// for it (to choose between repositories).
+type Match struct {
+	Path        string
+	Line, Votes int
+}
+
 // Find returns the file the text around a cursor comes from (prefix: the
 // lines above the cursor's line, each ended by "\n"; suffix: the rest of
-// the cursor's line, "\n", the lines below) and the cursor's 1-based line
-// in it. A file is found when more voting lines are in it than in any
-// other file, at least min(3, half of the voting lines).
-func (x *Files) Find(prefix, suffix string) (path string, line int, ok bool) {
+// the cursor's line, "\n", the lines below) and the cursor's line in it.
+// A file is found when more voting lines are in it than in any other
+// file, at least min(3, half of the voting lines).
+func (x *Files) Find(prefix, suffix string) (Match, bool) {
 	above, below := probes(prefix, suffix)
 	votes := map[int32]int{}
 	voters := 0
@@ -85,9 +93,9 @@ func (x *Files) Find(prefix, suffix string) (path string, line int, ok bool) {
 		}
 	}
 	if best < 0 || tie || bestN < min(3, (voters+1)/2) {
-		return "", 0, false
+		return Match{}, false
 	}
-	return x.paths[best], x.line(best, above, below), true
+	return Match{Path: x.paths[best], Line: x.line(best, above, below), Votes: bestN}, true
 }
 
 // Line returns the cursor's line in the file at path, as Find does.

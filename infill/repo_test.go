@@ -39,22 +39,22 @@ func around(src []byte, line int) (prefix, suffix string) {
 func TestFilesFind(t *testing.T) {
 	r, files := inventory(t)
 	prefix, suffix := around(files["inventory/report.py"], 8)
-	if path, line, ok := r.Files.Find(prefix, suffix); !ok || path != "inventory/report.py" || line != 8 {
-		t.Errorf("found %s:%d (%v), want inventory/report.py:8", path, line, ok)
+	if m, ok := r.Files.Find(prefix, suffix); !ok || m.Path != "inventory/report.py" || m.Line != 8 {
+		t.Errorf("found %+v (%v), want inventory/report.py:8", m, ok)
 	}
 	// edited text: a line typed above the cursor, the cursor's line moved
 	edited := strings.Replace(prefix, "from .stock import Item, in_stock\n", "from .stock import Item, in_stock\nimport sys\n", 1)
-	if path, line, ok := r.Files.Find(edited, suffix); !ok || path != "inventory/report.py" || line != 8 {
-		t.Errorf("edited: found %s:%d (%v)", path, line, ok)
+	if m, ok := r.Files.Find(edited, suffix); !ok || m.Path != "inventory/report.py" || m.Line != 8 {
+		t.Errorf("edited: found %+v (%v)", m, ok)
 	}
 	if line := r.Files.Line("inventory/report.py", prefix, suffix); line != 8 {
 		t.Errorf("Line: %d", line)
 	}
-	if _, _, ok := r.Files.Find("nothing = 'here at all'\nreally_nothing()\n", "\n"); ok {
+	if _, ok := r.Files.Find("nothing = 'here at all'\nreally_nothing()\n", "\n"); ok {
 		t.Error("found a file for text in none")
 	}
 	twins := NewFiles(map[string][]byte{"a.py": []byte("value = compute()\nresult = value\n"), "b.py": []byte("value = compute()\nresult = value\n")})
-	if _, _, ok := twins.Find("value = compute()\nresult = value\n", "\n"); ok {
+	if _, ok := twins.Find("value = compute()\nresult = value\n", "\n"); ok {
 		t.Error("chose one of two files with the same lines")
 	}
 }

@@ -11,27 +11,40 @@ import (
 // cursorFile finds the served repository and file of an /infill request:
 // the file it names (a path in a repository or an absolute path inside
 // one), else the file whose lines the editor's text around the cursor
-// holds. ok is false when none is found.
+// holds, of all the repositories' files the one most lines vote for (a
+// tie between repositories finds none: lines common to many languages,
+// `return false;`, `} else {`, vote in every repository). ok is false when
+// none is found.
 func (s *Server) cursorFile(j *infillJob) (rp *repo, cur infill.Cursor, ok bool) {
 	// the suffix's first newline ends the cursor's line
 	cur = infill.Cursor{Prefix: j.input.Prefix, Suffix: j.input.Suffix, Above: strings.Count(j.input.Prefix, "\n"),
 		Below: max(0, strings.Count(j.input.Suffix, "\n")-1)}
+	var best infill.Match
+	tie := false
 	for _, name := range s.repos.names {
 		r, _ := s.repos.get(name)
 		c := r.cursorRepository(s)
-		var found bool
 		if j.filename != "" {
-			if cur.Path, found = r.relative(j.filename); found {
-				cur.Line = c.Files.Line(cur.Path, j.input.Prefix, j.input.Suffix)
+			if path, found := r.relative(j.filename); found {
+				cur.Path, cur.Line = path, c.Files.Line(path, j.input.Prefix, j.input.Suffix)
+				return r, cur, true
 			}
-		} else {
-			cur.Path, cur.Line, found = c.Files.Find(j.input.Prefix, j.input.Suffix)
+			continue
 		}
-		if found {
-			return r, cur, true
+		m, found := c.Files.Find(j.input.Prefix, j.input.Suffix)
+		switch {
+		case !found || m.Votes < best.Votes:
+		case m.Votes == best.Votes:
+			tie = true
+		default:
+			rp, best, tie = r, m, false
 		}
 	}
-	return nil, cur, false
+	if rp == nil || tie {
+		return nil, cur, false
+	}
+	cur.Path, cur.Line = best.Path, best.Line
+	return rp, cur, true
 }
 
 // relative returns name as a path of the repository: name itself when it

@@ -437,6 +437,33 @@ func TestInfillRepositoryContext(t *testing.T) {
 	}
 }
 
+// TestInfillFileAcrossRepositories: the cursor's file is, of all the
+// served repositories, the one most lines around the cursor vote for,
+// not a file of the first repository that a few lines common to two
+// languages vote for (`return false;`, `} else {`).
+func TestInfillFileAcrossRepositories(t *testing.T) {
+	qwenServer(t, Config{}) // opens the model
+	dir := t.TempDir()
+	write := func(path, text string) {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, path)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, path), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a-lib/flag.js", "export function flag(a) {\n  if (a) {\n    return false;\n  } else {\n    return true;\n  }\n}\n")
+	rust := "pub fn check(a: bool) -> bool {\n    if a {\n        return false;\n    } else {\n        return true;\n    }\n}\n\n" +
+		"pub fn twice_plus_one(v: u32) -> u32 {\n    let doubled = v * 2;\n    doubled + 1\n}\n"
+	write("b-crate/src/lib.rs", rust)
+	_, ts := newServer(t, qwen.p, Config{Repos: []string{filepath.Join(dir, "a-lib"), filepath.Join(dir, "b-crate")}})
+	at := strings.Index(rust, "    let doubled")
+	req, _ := json.Marshal(map[string]any{"input_prefix": rust[:at], "prompt": "", "input_suffix": rust[at:], "n_predict": 0})
+	code, b := call(t, "POST", ts.URL+"/infill", string(req))
+	ans := decodeObject(t, b)
+	if p, _ := ans["prompt"].(string); code != 200 || !strings.HasPrefix(p, "<|repo_name|>b-crate\n") || !strings.Contains(p, "<|file_sep|>src/lib.rs\n<|fim_prefix|>") {
+		t.Errorf("%d: the cursor's file not found in b-crate: %q", code, p)
+	}
+}
+
 // TestInfillQwenWritesParseableCode: Qwen2.5-Coder-0.5B, asked as
 // llama.vscode asks on the first line of a real function's body (the body
 // removed, the line's indentation typed: n_indent 4 and no text before
