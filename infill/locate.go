@@ -64,7 +64,10 @@ type Match struct {
 // lines above the cursor's line, each ended by "\n"; suffix: the rest of
 // the cursor's line, "\n", the lines below) and the cursor's line in it.
 // A file is found when more voting lines are in it than in any other
-// file, at least min(3, half of the voting lines).
+// file, at least min(3, half of the voting lines) and a quarter of them
+// (lines common to many files, `return false;`, `} else {`, must not
+// make a file of another language the cursor's; a quarter still finds a
+// file whose lines above the cursor were mostly typed since it was read).
 func (x *Files) Find(prefix, suffix string) (Match, bool) {
 	above, below := probes(prefix, suffix)
 	votes := map[int32]int{}
@@ -92,7 +95,7 @@ func (x *Files) Find(prefix, suffix string) (Match, bool) {
 			tie = true
 		}
 	}
-	if best < 0 || tie || bestN < min(3, (voters+1)/2) {
+	if best < 0 || tie || bestN < min(3, (voters+1)/2) || 4*bestN < voters {
 		return Match{}, false
 	}
 	return Match{Path: x.paths[best], Line: x.line(best, above, below), Votes: bestN}, true

@@ -53,6 +53,19 @@ func TestFilesFind(t *testing.T) {
 	if _, ok := r.Files.Find("nothing = 'here at all'\nreally_nothing()\n", "\n"); ok {
 		t.Error("found a file for text in none")
 	}
+	// three common lines among fourteen voting ones do not make a file the cursor's
+	other := NewFiles(map[string][]byte{"flag.js": []byte("  if (a) {\n    return false;\n  } else {\n    return true;\n  }\n")})
+	var rust strings.Builder
+	rust.WriteString("    if a {\n        return false;\n    } else {\n        return true;\n    }\n")
+	for i := range 10 {
+		fmt.Fprintf(&rust, "    let value_%d = compute(%d);\n", i, i)
+	}
+	if m, ok := other.Find(rust.String(), "\n"); ok {
+		t.Errorf("found %+v for text a quarter of whose lines are in no file", m)
+	}
+	if m, ok := other.Find("    if a {\n        return false;\n    } else {\n        return true;\n", "\n"); !ok || m.Path != "flag.js" {
+		t.Errorf("the same lines alone: %+v %v", m, ok)
+	}
 	twins := NewFiles(map[string][]byte{"a.py": []byte("value = compute()\nresult = value\n"), "b.py": []byte("value = compute()\nresult = value\n")})
 	if _, ok := twins.Find("value = compute()\nresult = value\n", "\n"); ok {
 		t.Error("chose one of two files with the same lines")
