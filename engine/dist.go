@@ -25,6 +25,19 @@ func (p Prediction) LogProb(id int32) float64 {
 	return float64(p.Logits[id]) - p.LogZ
 }
 
+// Top returns the n likeliest tokens, the likeliest first (the lower id
+// first on ties): the alternatives a client is shown beside a token.
+func (p Prediction) Top(n int) []int32 {
+	if n <= 0 {
+		return nil
+	}
+	var ids []int32
+	for _, c := range topK(p.Logits, min(n, len(p.Logits))) {
+		ids = append(ids, c.id)
+	}
+	return ids
+}
+
 // newPrediction summarises one row of logits.
 func newPrediction(logits, hidden []float32) Prediction {
 	top1, logZ, ent := summarize(logits)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -52,5 +53,19 @@ func TestSummarize(t *testing.T) {
 	top, _, gotH = summarize([]float32{0, float32(math.Ln2)})
 	if want := math.Log(3) - 2.0/3*math.Ln2; top != 1 || math.Abs(gotH-want) > 1e-6 {
 		t.Errorf("two tokens: top %d entropy %v, want 1 %v", top, gotH, want)
+	}
+}
+
+// TestTop picks the largest logits, the lower id first on ties.
+func TestTop(t *testing.T) {
+	got := Prediction{Logits: []float32{0.5, 2, -1, 2, 3, 0.5}}.Top(4)
+	if fmt.Sprint(got) != "[4 1 3 0]" {
+		t.Errorf("top 4: %v", got)
+	}
+	if got := (Prediction{Logits: []float32{1, 2}}).Top(5); fmt.Sprint(got) != "[1 0]" {
+		t.Errorf("more asked than there are: %v", got)
+	}
+	if got := (Prediction{Logits: []float32{1, 2}}).Top(0); got != nil {
+		t.Errorf("none asked: %v", got)
 	}
 }

@@ -42,29 +42,8 @@ func newTokenProb(tok *tokenizer.Tokenizer, pred *engine.Prediction, id int32, n
 		return tokenLogProb{ID: id, Token: text, Bytes: b, LogProb: pred.LogProb(id)}
 	}
 	p := tokenProb{tokenLogProb: one(id), Top: []tokenLogProb{}}
-	for _, t := range topIDs(pred.Logits, n) {
+	for _, t := range pred.Top(n) {
 		p.Top = append(p.Top, one(t))
 	}
 	return p
-}
-
-// topIDs are the ids of the n largest logits, the largest first, the
-// lower id first on ties.
-func topIDs(logits []float32, n int) []int32 {
-	var top []int32
-	for i, l := range logits {
-		if len(top) == n && l <= logits[top[n-1]] {
-			continue
-		}
-		at := len(top)
-		for at > 0 && logits[top[at-1]] < l {
-			at--
-		}
-		if len(top) < n {
-			top = append(top, 0)
-		}
-		copy(top[at+1:], top[at:len(top)-1])
-		top[at] = int32(i)
-	}
-	return top
 }

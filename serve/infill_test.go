@@ -280,17 +280,6 @@ func sameBytes(b []int, text string) bool {
 	return true
 }
 
-// TestTopIDs picks the largest logits, the lower id first on ties.
-func TestTopIDs(t *testing.T) {
-	got := topIDs([]float32{0.5, 2, -1, 2, 3, 0.5}, 4)
-	if fmt.Sprint(got) != "[4 1 3 0]" {
-		t.Errorf("top 4: %v", got)
-	}
-	if got := topIDs([]float32{1, 2}, 5); fmt.Sprint(got) != "[1 0]" {
-		t.Errorf("more asked than there are: %v", got)
-	}
-}
-
 // TestInfillPromptCache: with reuse, a request that differs from the
 // previous one by text deleted at the cursor computes only the last
 // token: the text after the cursor moved and is placed, and the answer
