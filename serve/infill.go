@@ -224,6 +224,12 @@ type infillResult struct {
 	Actor *actorStats `json:"actor,omitempty"`
 	// Probs are the written tokens' probabilities (requests with n_probs).
 	Probs []tokenProb `json:"completion_probabilities,omitempty"`
+	// Choice says which of the completions written with and without the
+	// repository's context was answered (this server's; see
+	// Server.chooseInfill).
+	Choice *contextChoice `json:"context_choice,omitempty"`
+	// logProbs are the log-probabilities of Tokens.
+	logProbs []float64
 }
 
 // contextChunk describes a chunk a prompt showed.
@@ -248,7 +254,11 @@ type timings struct {
 
 // newTimings fills the rates (0 where a count or a time is 0).
 func newTimings(cached, prompt int, promptTime time.Duration, predicted int, predictTime time.Duration) *timings {
-	t := &timings{CacheN: cached, PromptN: prompt, PromptMS: ms(promptTime), PredictedN: predicted, PredictedMS: ms(predictTime)}
+	return withRates(&timings{CacheN: cached, PromptN: prompt, PromptMS: ms(promptTime), PredictedN: predicted, PredictedMS: ms(predictTime)})
+}
+
+// withRates fills t's rates from its counts and times.
+func withRates(t *timings) *timings {
 	t.PromptPerTokenMS, t.PromptPerSecond = rates(t.PromptN, t.PromptMS)
 	t.PredictedPerTokenMS, t.PredictedPerSecond = rates(t.PredictedN, t.PredictedMS)
 	return t
@@ -282,37 +292,44 @@ func (s *Server) infillHandler(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, nil, ctx, err)
 		return
 	}
-	ids := prompt.IDs
-	if len(ids)+1 > s.capacity {
-		writeError(w, badRequest("the prompt's %d tokens fill the model's context of %d", len(ids), s.capacity))
-		return
+	prompts := []infill.Prompt{prompt}
+	choose := s.choosing(j, prompt)
+	if choose {
+		plain, err := infill.Layout(s.p.Tok, j.input, j.chunks, s.infillBudget())
+		if err != nil {
+			s.fail(w, nil, ctx, err)
+			return
+		}
+		prompts = []infill.Prompt{plain, prompt}
 	}
-	predict := min(j.predict, s.capacity-len(ids))
-	sess, err := s.caches.pick(ids)
-	if err != nil {
-		s.fail(w, nil, ctx, err)
-		return
-	}
-	if !j.cache {
-		sess.Truncate(0)
+	for _, p := range prompts {
+		if len(p.IDs)+1 > s.capacity {
+			writeError(w, badRequest("the prompt's %d tokens fill the model's context of %d", len(p.IDs), s.capacity))
+			return
+		}
 	}
 	var st *sse
 	if j.stream {
 		st = startSSE(w)
 	}
-	var a *cursorACToR
-	if j.actor && cc != nil && cc.found {
-		a = &cursorACToR{s: s, probe: s.p.Probe, cc: cc, sess: sess, chunks: cc.shown, prompt: prompt}
+	var res infillResult
+	if choose {
+		res, prompt, err = s.chooseInfill(ctx, j, prompts[0], prompts[1], st)
+	} else {
+		var a *cursorACToR
+		if j.actor && cc != nil && cc.found {
+			a = &cursorACToR{s: s, probe: s.p.Probe, cc: cc, chunks: cc.shown, prompt: prompt}
+		}
+		res, err = s.completeInfill(ctx, j, prompt.IDs, st, a)
+		if a != nil {
+			prompt, res.Actor = a.prompt, &a.stats
+		}
 	}
-	res, err := s.runInfill(ctx, sess, j, ids, predict, st, a)
 	if err != nil {
 		s.fail(w, st, ctx, err)
 		return
 	}
-	if a != nil {
-		prompt, ids, res.Actor = a.prompt, a.prompt.IDs, &a.stats
-	}
-	res.Prompt, res.Truncated = ptr(s.p.Tok.DecodeSpecial(ids)), ptr(prompt.Truncated)
+	res.Prompt, res.Truncated = ptr(s.p.Tok.DecodeSpecial(prompt.IDs)), ptr(prompt.Truncated)
 	for _, c := range prompt.Chunks {
 		res.Context = append(res.Context, contextChunk{Path: c.Path, Source: c.Source})
 	}
@@ -322,6 +339,23 @@ func (s *Server) infillHandler(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, selectFields(res, j.fields))
+}
+
+// completeInfill writes a completion of ids in the session whose cache
+// starts most like them (emptied first for a request without
+// cache_prompt), as runInfill.
+func (s *Server) completeInfill(ctx context.Context, j *infillJob, ids []int32, st *sse, a *cursorACToR) (infillResult, error) {
+	sess, err := s.caches.pick(ids)
+	if err != nil {
+		return infillResult{}, err
+	}
+	if !j.cache {
+		sess.Truncate(0)
+	}
+	if a != nil {
+		a.sess = sess
+	}
+	return s.runInfill(ctx, sess, j, ids, min(j.predict, s.capacity-len(ids)), st, a)
 }
 
 // runInfill prefills ids into sess (reusing its cache) and decodes up to
@@ -340,9 +374,11 @@ func (s *Server) runInfill(ctx context.Context, sess *engine.Session, j *infillJ
 		return infillResult{}, err
 	}
 	first := time.Now()
-	g := &j.guard
+	guard := j.guard // each run's own: the guard keeps the text written
+	g := &guard
 	g.Start = first
 	tokens := []int32{}
+	var logProbs []float64
 	var probs []tokenProb
 	sentProbs := 0 // a piece sends the probabilities of the tokens since the last piece
 	emit := func(piece string) error {
@@ -363,6 +399,7 @@ func (s *Server) runInfill(ctx context.Context, sess *engine.Session, j *infillJ
 			return nil
 		}
 		tokens = append(tokens, step.ID)
+		logProbs = append(logProbs, step.Pred.LogProb(step.ID))
 		if j.nProbs > 0 {
 			probs = append(probs, newTokenProb(s.p.Tok, step.Pred, step.ID, j.nProbs))
 		}
@@ -394,7 +431,7 @@ func (s *Server) runInfill(ctx context.Context, sess *engine.Session, j *infillJ
 	text := g.Text()
 	return infillResult{Content: text, Tokens: tokens, Stop: true, Model: s.modelName(), TokensPredicted: len(tokens),
 		TokensEvaluated: len(ids), Settings: j.settings, HasNewLine: ptr(strings.Contains(text, "\n")), StopType: stopType,
-		StoppingWord: ptr(g.Word()), TokensCached: ptr(sess.Len()), Probs: probs,
+		StoppingWord: ptr(g.Word()), TokensCached: ptr(sess.Len()), Probs: probs, logProbs: logProbs,
 		Timings: newTimings(reuse.Cached(), len(ids)-reuse.Cached(), first.Sub(start), len(tokens), time.Since(first))}, nil
 }
 

@@ -89,7 +89,7 @@ func (s *Server) infillPrompt(j *infillJob) (infill.Prompt, *cursorContext, erro
 		p, err := infill.Layout(s.p.Tok, j.input, j.chunks, s.infillBudget())
 		return p, nil, err
 	}
-	cc := &cursorContext{in: j.input, editor: j.chunks}
+	cc := &cursorContext{in: j.input, editor: slices.Clone(j.chunks)}
 	var found bool
 	cc.rp, cc.cur, found = s.cursorFile(j)
 	if !found && len(s.repos.names) > 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -400,7 +401,7 @@ func computed(s *Server) int {
 // format with the definitions in scope and retrieved blocks; with
 // context false the prompt is llama.cpp's.
 func TestInfillRepositoryContext(t *testing.T) {
-	_, ts := qwenServer(t, Config{})
+	_, ts := qwenServer(t, Config{CursorAlways: true})
 	var req map[string]any
 	json.Unmarshal([]byte(editorRequest(t, "llama-vim-fim")), &req)
 	req["response_fields"], req["n_predict"] = nil, 0
@@ -423,6 +424,64 @@ func TestInfillRepositoryContext(t *testing.T) {
 	ans = decodeObject(t, b)
 	if p := ans["prompt"].(string); !strings.HasPrefix(p, "<|repo_name|>myproject\n") || !strings.Contains(p, "<|file_sep|>filename\n<|fim_prefix|>") || strings.Contains(p, "class Item:") {
 		t.Errorf("without context: %q", p)
+	}
+}
+
+// TestInfillChoosesSurer: by default a completion whose prompt shows the
+// repository's context is written with and without it; the candidates
+// are the answers of a request with "context": false and of a server
+// that always shows the context, the one with the higher mean
+// log-probability of its tokens is answered (with its prompt), streamed
+// as one piece, and the timings add both.
+func TestInfillChoosesSurer(t *testing.T) {
+	_, ts := qwenServer(t, Config{})
+	_, always := qwenServer(t, Config{CursorAlways: true})
+	var req map[string]any
+	json.Unmarshal([]byte(editorRequest(t, "llama-vim-fim")), &req)
+	req["response_fields"], req["n_predict"], req["temperature"], req["samplers"] = nil, 10, 0, []string{"temperature"}
+	ask := func(url string, change map[string]any) map[string]any {
+		r := maps.Clone(req)
+		maps.Copy(r, change)
+		body, _ := json.Marshal(r)
+		code, b := call(t, "POST", url+"/infill", string(body))
+		if code != 200 {
+			t.Fatalf("%d %s", code, b)
+		}
+		return decodeObject(t, b)
+	}
+	ans := ask(ts.URL, nil)
+	plain, with := ask(ts.URL, map[string]any{"context": false}), ask(always.URL, nil)
+	choice, ok := ans["context_choice"].(map[string]any)
+	if !ok {
+		t.Fatalf("no context_choice: %v", ans)
+	}
+	without, withCtx := choice["without"].(map[string]any), choice["with"].(map[string]any)
+	if without["content"] != plain["content"] || withCtx["content"] != with["content"] {
+		t.Errorf("candidates %q and %q, answers %q and %q", without["content"], withCtx["content"], plain["content"], with["content"])
+	}
+	surer := withCtx["mean_logprob"].(float64) > without["mean_logprob"].(float64)
+	chosen, prompt := plain, "<|repo_name|>myproject\n"
+	if surer {
+		chosen, prompt = with, "<|repo_name|>inventory\n"
+	}
+	if choice["context"] != surer || ans["content"] != chosen["content"] || !strings.HasPrefix(ans["prompt"].(string), prompt) {
+		t.Errorf("chose context %v (surer %v): %q, prompt %.40q", choice["context"], surer, ans["content"], ans["prompt"])
+	}
+	tm, tp, tw := ans["timings"].(map[string]any), plain["timings"].(map[string]any), with["timings"].(map[string]any)
+	if tm["predicted_n"] != tp["predicted_n"].(float64)+tw["predicted_n"].(float64) {
+		t.Errorf("timings %v, of the two %v and %v", tm, tp, tw)
+	}
+	r := maps.Clone(req)
+	r["stream"] = true
+	body, _ := json.Marshal(r)
+	resp, err := http.Post(ts.URL+"/infill", "application/json", strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	evs, _ := events(t, resp.Body)
+	if len(evs) != 2 || evs[0]["content"] != ans["content"] || evs[1]["context_choice"] == nil {
+		t.Errorf("stream %v", evs)
 	}
 }
 

@@ -61,6 +61,11 @@ type Config struct {
 	// token in completions at the cursor (infill.Input.LineLast): typing
 	// on a line then only extends the cached prompt.
 	CursorLineLast bool
+	// CursorAlways answers every completion at the cursor whose prompt
+	// shows the repository's context with it; by default each is written
+	// with and without it and the one the model is surer of answered
+	// (Server.chooseInfill).
+	CursorAlways bool
 	// Slots is how many completions' caches (sessions) are kept for
 	// completions at a cursor (0: DefaultSlots).
 	Slots int

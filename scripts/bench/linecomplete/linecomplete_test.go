@@ -202,14 +202,16 @@ func TestRunCompletions(t *testing.T) {
 
 // TestRunInfillModes asks a stand-in /infill in each mode: the
 // repository's context, the editor's chunks and ACToR are asked for as
-// the mode says, and the answer's first line is scored.
+// the mode says, and the answer's first line is scored, and so are the
+// two completions the server chose between.
 func TestRunInfillModes(t *testing.T) {
 	var asked []map[string]any
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req map[string]any
 		json.NewDecoder(r.Body).Decode(&req)
 		asked = append(asked, req)
-		fmt.Fprint(w, `{"content":"\tsum := a + b\nmore","timings":{"cache_n":3,"prompt_n":4}}`)
+		fmt.Fprint(w, `{"content":"\tsum := a + b\nmore","timings":{"cache_n":3,"prompt_n":4},`+
+			`"context_choice":{"context":true,"without":{"content":"sum := 0","mean_logprob":-2},"with":{"content":"\tsum := a + b\nmore","mean_logprob":-1}}}`)
 	}))
 	defer srv.Close()
 	dir := t.TempDir()
@@ -228,12 +230,54 @@ func TestRunInfillModes(t *testing.T) {
 		if got := [3]bool{asked[0]["context"] == true, asked[0]["actor"] == true, chunks}; len(asked) != 1 || got != want[mode] {
 			t.Errorf("mode %s: context, actor, chunks %v, want %v", mode, got, want[mode])
 		}
-		if res, _ := readLines[result](out); len(res) != 1 || !res[0].Exact || res[0].Mode != mode || res[0].CacheN != 3 {
-			t.Errorf("mode %s: results %+v", mode, res)
+		res, _ := readLines[result](out)
+		if len(res) != 1 || !res[0].Exact || res[0].Mode != mode || res[0].CacheN != 3 {
+			t.Fatalf("mode %s: results %+v", mode, res)
+		}
+		if c := res[0].Choice; c == nil || !c.Context || c.Without.Exact || c.Without.Got != "sum := 0" || !c.With.Exact || *c.With.MeanLogProb != -1 {
+			t.Errorf("mode %s: choice %+v", mode, c)
 		}
 	}
 	if err := run([]string{"-tasks", tasks, "-url", srv.URL, "-mode", "fast", "-out", filepath.Join(dir, "x.jsonl")}); err == nil {
 		t.Error("-mode fast accepted")
+	}
+}
+
+// TestReportChoice: repo answers chosen between two completions give
+// the row "always" (the completions with the context, without times),
+// compared with none like the others; a none answer unlike its line's
+// candidate without the context is counted in a warning.
+func TestReportChoice(t *testing.T) {
+	dir := t.TempDir()
+	lp := func(v float64) *float64 { return &v }
+	rs := []result{
+		{ID: "a", Lang: "go", Mode: "none", Got: "x", EditSim: 0.5, Seconds: 1},
+		{ID: "b", Lang: "go", Mode: "none", Got: "y", EditSim: 0.5, Seconds: 1},
+		{ID: "a", Lang: "go", Mode: "repo", Got: "t", Exact: true, EditSim: 1, Seconds: 4, Choice: &choice{Context: true,
+			Without: candidate{Got: "x", EditSim: 0.5, MeanLogProb: lp(-2)}, With: candidate{Got: "t", Exact: true, EditSim: 1, MeanLogProb: lp(-1)}}},
+		{ID: "b", Lang: "go", Mode: "repo", Got: "z", EditSim: 0.5, Seconds: 4, Choice: &choice{
+			Without: candidate{Got: "z", EditSim: 0.5, MeanLogProb: lp(-1)}, With: candidate{Got: "w", EditSim: 0, MeanLogProb: lp(-3)}}},
+	}
+	var b strings.Builder
+	for _, r := range rs {
+		j, _ := json.Marshal(r)
+		b.Write(append(j, '\n'))
+	}
+	p := filepath.Join(dir, "go.jsonl")
+	os.WriteFile(p, []byte(b.String()), 0o644)
+	var out strings.Builder
+	if err := report(&out, []string{p}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Warning: on 1 of 2 lines none's answer is not the chosen answer's candidate without the context.",
+		"| go | always | 2 | 50.0 | 50.0 | – | – |",
+		"| go | repo | 2 | 50.0 | 75.0 | 4.00 | 0 |",
+		"| go | always | 2 | +50.0 [+0.0, +100.0] | +0.0 [-50.0, +50.0] | 1 / 1 |",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the report lacks %q:\n%s", want, out.String())
+		}
 	}
 }
 

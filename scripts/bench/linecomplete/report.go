@@ -17,7 +17,15 @@ import (
 // compared among themselves.
 var infillModes = []string{"none", "chunks", "repo", "both", "actor"}
 
-// report prints exact match and edit similarity by language and mode,
+// reportModes are the modes the report compares, in its order: the
+// /infill modes and "always", the completions written with the
+// repository's context that a server chose from (repo's answers are the
+// chosen ones).
+var reportModes = []string{"none", "chunks", "always", "repo", "both", "actor"}
+
+// report prints exact match and edit similarity by language and mode
+// (with "always", the completions with the repository's context a
+// server chose from, where its repo answers carry the choice),
 // with the median request time and the share of prompt tokens cached,
 // over the lines every mode of a group answered (a run in progress
 // compares like with like); then each context against none, line by
@@ -64,14 +72,15 @@ func report(w io.Writer, args []string) error {
 			return err
 		}
 		for _, r := range rs {
-			if byLang[r.Lang] == nil {
-				byLang[r.Lang] = map[string]map[string]result{}
+			add(byLang, r)
+			if c := r.Choice; c != nil && r.Mode == "repo" {
+				add(byLang, result{ID: r.ID, Lang: r.Lang, Mode: "always", Target: r.Target, Got: c.With.Got, Exact: c.With.Exact,
+					EditSim: c.With.EditSim, derived: true})
 			}
-			if byLang[r.Lang][r.Mode] == nil {
-				byLang[r.Lang][r.Mode] = map[string]result{}
-			}
-			byLang[r.Lang][r.Mode][r.ID] = r
 		}
+	}
+	if n, of := unlikeNone(byLang); n > 0 {
+		fmt.Fprintf(w, "Warning: on %d of %d lines none's answer is not the chosen answer's candidate without the context.\n\n", n, of)
 	}
 	fmt.Fprintln(w, "| language | context | lines | exact match % | edit similarity % | p50 s | prompt tokens cached % |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
@@ -120,6 +129,35 @@ func report(w io.Writer, args []string) error {
 	return printPaired(w, "The other lines:", rest, langs)
 }
 
+// unlikeNone counts the lines whose none answer differs from their repo
+// answer's candidate without the context, of the lines with both: the
+// two are the same prompt, so a difference means a server answered
+// differently (another build, another context).
+func unlikeNone(byLang map[string]map[string]map[string]result) (n, of int) {
+	for _, modes := range byLang {
+		for id, r := range modes["repo"] {
+			if none, ok := modes["none"][id]; ok && r.Choice != nil {
+				of++
+				if none.Got != r.Choice.Without.Got {
+					n++
+				}
+			}
+		}
+	}
+	return n, of
+}
+
+// add files a result by language, mode and line.
+func add(byLang map[string]map[string]map[string]result, r result) {
+	if byLang[r.Lang] == nil {
+		byLang[r.Lang] = map[string]map[string]result{}
+	}
+	if byLang[r.Lang][r.Mode] == nil {
+		byLang[r.Lang][r.Mode] = map[string]result{}
+	}
+	byLang[r.Lang][r.Mode][r.ID] = r
+}
+
 // addPaired adds a language's differences of mode from none over lines.
 func addPaired(pairs map[string]*pairedDiffs, mode, lang string, modes map[string]map[string]result, lines []string) {
 	if len(lines) == 0 {
@@ -144,7 +182,7 @@ func printPaired(w io.Writer, title string, pairs map[string]*pairedDiffs, langs
 	}
 	fmt.Fprintln(w, "| language | context − none | lines | exact match, points [95 %] | edit similarity, points [95 %] | lines more / less similar |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|")
-	for _, mode := range infillModes[1:] {
+	for _, mode := range reportModes[1:] {
 		p := pairs[mode]
 		if p == nil {
 			continue
@@ -169,13 +207,13 @@ func printPaired(w io.Writer, title string, pairs map[string]*pairedDiffs, langs
 // and the others, each group in its display order.
 func groups(modes map[string]map[string]result) [][]string {
 	var infill, other []string
-	for _, m := range infillModes {
+	for _, m := range reportModes {
 		if modes[m] != nil {
 			infill = append(infill, m)
 		}
 	}
 	for _, m := range sortedKeys(modes) {
-		if !slices.Contains(infillModes, m) {
+		if !slices.Contains(reportModes, m) {
 			other = append(other, m)
 		}
 	}
@@ -216,6 +254,10 @@ func printRow(w io.Writer, lang, mode string, rs map[string]result, common []str
 		prompt += r.CacheN + r.PromptN
 	}
 	n := float64(len(common))
+	if rs[common[0]].derived { // its time is its choice's
+		fmt.Fprintf(w, "| %s | %s | %d | %.1f | %.1f | – | – |\n", lang, mode, len(common), 100*float64(exact)/n, 100*sim/n)
+		return
+	}
 	fmt.Fprintf(w, "| %s | %s | %d | %.1f | %.1f | %.2f | %.0f |\n", lang, mode, len(common), 100*float64(exact)/n,
 		100*sim/n, median(secs), 100*float64(cached)/float64(max(1, prompt)))
 }

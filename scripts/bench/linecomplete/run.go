@@ -31,6 +31,29 @@ type result struct {
 	// LogProbs are the log-probabilities of the answer's tokens (run
 	// -probs): how sure the model was.
 	LogProbs []float64 `json:"logprobs,omitempty"`
+	// Choice is, for an answer the server chose between the completions
+	// written with and without the repository's context, whether it took
+	// the one with it, and both scored.
+	Choice *choice `json:"choice,omitempty"`
+	// derived marks a record the report made of another's candidate (its
+	// times are not its own).
+	derived bool
+}
+
+// choice is a server's choice between two completions of a line.
+type choice struct {
+	Context bool      `json:"context"`
+	Without candidate `json:"without"`
+	With    candidate `json:"with"`
+}
+
+// candidate is one completion of a choice: its first line, scored, and
+// how sure the model was of it.
+type candidate struct {
+	Got         string   `json:"got"`
+	Exact       bool     `json:"exact"`
+	EditSim     float64  `json:"edit_sim"`
+	MeanLogProb *float64 `json:"mean_logprob"`
 }
 
 func run(args []string) error {
@@ -139,6 +162,9 @@ func ask(url, mode string, fimText, probs bool, t task) (result, error) {
 		return result{}, err
 	}
 	r := score(t, mode, ans.Content, ans.Seconds, ans.Timings.CacheN, ans.Timings.PromptN)
+	if c := ans.Choice; c != nil {
+		r.Choice = &choice{Context: c.Context, Without: scoreCandidate(t, c.Without), With: scoreCandidate(t, c.With)}
+	}
 	for _, p := range ans.Probs {
 		r.LogProbs = append(r.LogProbs, p.LogProb)
 	}
@@ -151,6 +177,12 @@ func score(t task, mode, text string, secs float64, cacheN, promptN int) result 
 	exact, sim := infillclient.ScoreLine(t.Target, text)
 	return result{ID: t.ID, Lang: t.Lang, Mode: mode, Target: t.Target, Got: strings.SplitN(text, "\n", 2)[0], Exact: exact,
 		EditSim: sim, Seconds: secs, CacheN: cacheN, PromptN: promptN}
+}
+
+// scoreCandidate scores one completion of a server's choice.
+func scoreCandidate(t task, c infillclient.Candidate) candidate {
+	exact, sim := infillclient.ScoreLine(t.Target, c.Content)
+	return candidate{Got: strings.SplitN(c.Content, "\n", 2)[0], Exact: exact, EditSim: sim, MeanLogProb: c.MeanLogProb}
 }
 
 // readLines reads a JSON-lines file.

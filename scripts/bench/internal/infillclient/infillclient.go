@@ -33,7 +33,22 @@ type Answer struct {
 	Probs []struct {
 		LogProb float64 `json:"logprob"`
 	} `json:"completion_probabilities"`
+	// Choice is this server's account of a completion written with and
+	// without the repository's context (context_choice), nil when it
+	// wrote one.
+	Choice *struct {
+		Context bool      `json:"context"`
+		Without Candidate `json:"without"`
+		With    Candidate `json:"with"`
+	} `json:"context_choice"`
 	Seconds float64 `json:"-"`
+}
+
+// Candidate is one of the completions a server chose between: its text
+// and the mean log-probability of its tokens (nil for none).
+type Candidate struct {
+	Content     string   `json:"content"`
+	MeanLogProb *float64 `json:"mean_logprob"`
 }
 
 // Post sends req (the request's JSON fields) to url's /infill; a status
