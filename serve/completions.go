@@ -51,6 +51,9 @@ type completionChunk struct {
 	// server's addition; a completion with a suffix in a served
 	// repository's file).
 	Context []contextChunk `json:"context,omitempty"`
+	// Choice says which of the completions with and without the
+	// repository's context was answered (this server's, as /infill's).
+	Choice *contextChoice `json:"context_choice,omitempty"`
 }
 
 type choice struct {
@@ -89,6 +92,10 @@ type completion struct {
 	stops     []string
 	stream    bool
 	context   []contextChunk
+	// plain is, for a prompt showing the repository's context, the
+	// prompt without it: both are written and the surer answered, as
+	// /infill does (nil: one completion of ids).
+	plain []int32
 }
 
 // parse checks the request against the model.
@@ -135,6 +142,11 @@ func (s *Server) parseCompletion(req *completionRequest) (*completion, *apiError
 	if req.Suffix != "" {
 		if c.ids, c.context, err = s.fimPrompt(prompts[0], req.Suffix, req.Context == nil || *req.Context); err != nil {
 			return nil, badRequest("suffix: %v", err)
+		}
+		if len(c.context) > 0 && !s.cfg.CursorAlways {
+			if c.plain, err = fimTokens(tok, prompts[0], req.Suffix); err != nil {
+				return nil, badRequest("suffix: %v", err)
+			}
 		}
 	} else {
 		c.ids = tok.Encode(prompts[0], true)
@@ -239,35 +251,78 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		chunk.Choices = []choice{{Text: text, FinishReason: finish}}
 		return st.send(chunk)
 	}
-	cut := &infill.Guard{Stops: c.stops}
-	var text strings.Builder
-	n := 0
 	emit := func(piece string) error {
-		text.WriteString(piece)
 		if st != nil && piece != "" {
 			return send(piece, nil)
 		}
 		return nil
 	}
-	sess, err := s.caches.pick(c.ids)
+	var res written
+	var err error
+	shown := c.context
+	if c.plain != nil {
+		if res, chunk.Choice, err = s.chooseCompletion(ctx, c); err == nil {
+			err = emit(res.text)
+		}
+		if chunk.Choice != nil && !chunk.Choice.Context {
+			shown = nil
+		}
+	} else {
+		res, err = s.writeCompletion(ctx, c, c.ids, emit)
+	}
 	if err != nil {
 		s.fail(w, st, ctx, err)
 		return
 	}
-	pred, _, err := sess.PrefillReusing(c.ids, s.caches.reuse)
-	if err != nil {
-		s.fail(w, st, ctx, err)
+	chunk.Context = shown
+	u := &usage{PromptTokens: res.prompt, CompletionTokens: res.n, TotalTokens: res.prompt + res.n}
+	if st != nil {
+		chunk.Usage = u
+		send("", &res.finish)
+		st.done()
 		return
+	}
+	chunk.Choices, chunk.Usage = []choice{{Text: res.text, FinishReason: &res.finish}}, u
+	writeJSON(w, http.StatusOK, chunk)
+}
+
+// written is a completion written: its text, why it ended, the prompt
+// tokens and the tokens written, and their log-probabilities.
+type written struct {
+	text, finish string
+	prompt, n    int
+	logProbs     []float64
+}
+
+// writeCompletion writes a completion of ids in the session whose cache
+// starts most like them, each piece of text passed to emit as it is
+// final (a stop string cuts the text before it).
+func (s *Server) writeCompletion(ctx context.Context, c *completion, ids []int32, emit func(string) error) (written, error) {
+	res := written{prompt: len(ids)}
+	cut := &infill.Guard{Stops: c.stops}
+	var text strings.Builder
+	add := func(piece string) error {
+		text.WriteString(piece)
+		return emit(piece)
+	}
+	sess, err := s.caches.pick(ids)
+	if err != nil {
+		return written{}, err
+	}
+	pred, _, err := sess.PrefillReusing(ids, s.caches.reuse)
+	if err != nil {
+		return written{}, err
 	}
 	stop, err := generate.Decode(sess, s.p.Tok, pred, engine.NewSampler(c.sampler), c.maxTokens, func(step generate.Step) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if step.ID >= 0 && !s.p.Tok.EOG(step.ID) {
-			n++
+			res.n++
+			res.logProbs = append(res.logProbs, step.Pred.LogProb(step.ID))
 		}
 		piece, hit := cut.Add(step.Text)
-		if err := emit(piece); err != nil {
+		if err := add(piece); err != nil {
 			return err
 		}
 		if hit {
@@ -275,30 +330,41 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		}
 		return nil
 	})
-	finish := "length"
+	res.finish = "length"
 	switch {
 	case errors.Is(err, errStopString):
-		finish, err = "stop", nil
+		res.finish, err = "stop", nil
 	case err == nil:
 		if stop == "eog" {
-			finish = "stop"
+			res.finish = "stop"
 		}
-		err = emit(cut.Rest())
+		err = add(cut.Rest())
 	}
-	if err != nil {
-		s.fail(w, st, ctx, err)
-		return
+	res.text = text.String()
+	return res, err
+}
+
+// chooseCompletion writes the completion without the repository's
+// context (c.plain) and with it (c.ids) and returns the one the model is
+// surer of, as /infill's chooseInfill, with the choice; its prompt and
+// written tokens count both completions'.
+func (s *Server) chooseCompletion(ctx context.Context, c *completion) (written, *contextChoice, error) {
+	var res [2]written
+	for i, ids := range [][]int32{c.plain, c.ids} {
+		r, err := s.writeCompletion(ctx, c, ids, func(string) error { return nil })
+		if err != nil {
+			return written{}, nil, err
+		}
+		res[i] = r
 	}
-	u := &usage{PromptTokens: len(c.ids), CompletionTokens: n, TotalTokens: len(c.ids) + n}
-	chunk.Context = c.context
-	if st != nil {
-		chunk.Usage = u
-		send("", &finish)
-		st.done()
-		return
+	without, with := candidate{res[0].text, meanLogProb(res[0].logProbs)}, candidate{res[1].text, meanLogProb(res[1].logProbs)}
+	ch := &contextChoice{Context: with.surer(without), Without: without, With: with}
+	out := res[0]
+	if ch.Context {
+		out = res[1]
 	}
-	chunk.Choices, chunk.Usage = []choice{{Text: text.String(), FinishReason: &finish}}, u
-	writeJSON(w, http.StatusOK, chunk)
+	out.prompt, out.n = res[0].prompt+res[1].prompt, res[0].n+res[1].n
+	return out, ch, nil
 }
 
 // fail answers an error of a running request: on its stream when it has

@@ -566,9 +566,10 @@ func TestInfillQwenWritesParseableCode(t *testing.T) {
 // TestCompletionsRepositoryContext: a /v1/completions request with a
 // suffix (as Continue sends it: the text, no file name) inside a file of
 // the served repository gets /infill's repository context, which the
-// answer lists; with "context": false it gets the plain FIM layout.
+// answer lists (a server with --cursor-always); with "context": false it
+// gets the plain FIM layout.
 func TestCompletionsRepositoryContext(t *testing.T) {
-	s, ts := qwenServer(t, Config{})
+	s, ts := qwenServer(t, Config{CursorAlways: true})
 	var vim map[string]any
 	json.Unmarshal([]byte(editorRequest(t, "llama-vim-fim")), &vim)
 	prefix := vim["input_prefix"].(string) + vim["prompt"].(string)
@@ -603,6 +604,42 @@ func TestCompletionsRepositoryContext(t *testing.T) {
 	code, ans = ask()
 	if plain, _ := fimTokens(s.p.Tok, req["prompt"].(string), req["suffix"].(string)); code != 200 || ans["context"] != nil || promptTokens(ans) != len(plain) {
 		t.Errorf("text of no file: %d, %d prompt tokens (plain FIM %d), context %v", code, promptTokens(ans), len(plain), ans["context"])
+	}
+}
+
+// TestCompletionsChoosesSurer: by default a /v1/completions request
+// whose prompt shows the repository's context is written with and
+// without it, as /infill's; the answer is the surer candidate, lists the
+// context only when it is the context's, and its usage counts both.
+func TestCompletionsChoosesSurer(t *testing.T) {
+	_, ts := qwenServer(t, Config{})
+	var vim map[string]any
+	json.Unmarshal([]byte(editorRequest(t, "llama-vim-fim")), &vim)
+	body, _ := json.Marshal(map[string]any{"prompt": vim["input_prefix"].(string) + vim["prompt"].(string),
+		"suffix": vim["input_suffix"], "max_tokens": 8, "temperature": 0})
+	code, b := call(t, "POST", ts.URL+"/v1/completions", string(body))
+	var ans struct {
+		Choices []struct{ Text string }
+		Usage   struct {
+			PromptTokens     int `json:"prompt_tokens"`
+			CompletionTokens int `json:"completion_tokens"`
+		}
+		Context []any
+		Choice  *contextChoice `json:"context_choice"`
+	}
+	if err := json.Unmarshal(b, &ans); code != 200 || err != nil || ans.Choice == nil || len(ans.Choices) != 1 {
+		t.Fatalf("%d %s", code, b)
+	}
+	c := ans.Choice
+	want := c.Without
+	if c.With.surer(c.Without) {
+		want = c.With
+	}
+	if c.Context != c.With.surer(c.Without) || ans.Choices[0].Text != want.Content || (len(ans.Context) > 0) != c.Context {
+		t.Errorf("chose context %v with %d chunks, text %q; candidates %+v", c.Context, len(ans.Context), ans.Choices[0].Text, c)
+	}
+	if ans.Usage.CompletionTokens <= 8 {
+		t.Errorf("usage %+v: not both completions' tokens", ans.Usage)
 	}
 }
 
