@@ -246,7 +246,9 @@ func TestRunInfillModes(t *testing.T) {
 // TestReportChoice: repo answers chosen between two completions give
 // the row "always" (the completions with the context, without times),
 // compared with none like the others; a none answer unlike its line's
-// candidate without the context is counted in a warning.
+// candidate without the context is counted in a warning; a line without
+// a none answer takes its candidate without the context (its time not
+// counted).
 func TestReportChoice(t *testing.T) {
 	dir := t.TempDir()
 	lp := func(v float64) *float64 { return &v }
@@ -257,6 +259,8 @@ func TestReportChoice(t *testing.T) {
 			Without: candidate{Got: "x", EditSim: 0.5, MeanLogProb: lp(-2)}, With: candidate{Got: "t", Exact: true, EditSim: 1, MeanLogProb: lp(-1)}}},
 		{ID: "b", Lang: "go", Mode: "repo", Got: "z", EditSim: 0.5, Seconds: 4, Choice: &choice{
 			Without: candidate{Got: "z", EditSim: 0.5, MeanLogProb: lp(-1)}, With: candidate{Got: "w", EditSim: 0, MeanLogProb: lp(-3)}}},
+		{ID: "c", Lang: "go", Mode: "repo", Got: "v", EditSim: 0.5, Seconds: 4, Choice: &choice{
+			Without: candidate{Got: "v", EditSim: 0.5, MeanLogProb: lp(-1)}, With: candidate{Got: "u", EditSim: 1, Exact: true, MeanLogProb: lp(-2)}}},
 	}
 	var b strings.Builder
 	for _, r := range rs {
@@ -271,9 +275,10 @@ func TestReportChoice(t *testing.T) {
 	}
 	for _, want := range []string{
 		"Warning: on 1 of 2 lines none's answer is not the chosen answer's candidate without the context.",
-		"| go | always | 2 | 50.0 | 50.0 | – | – |",
-		"| go | repo | 2 | 50.0 | 75.0 | 4.00 | 0 |",
-		"| go | always | 2 | +50.0 [+0.0, +100.0] | +0.0 [-50.0, +50.0] | 1 / 1 |",
+		"| go | none | 3 | 0.0 | 50.0 | 1.00 | 0 |",
+		"| go | always | 3 | 66.7 | 66.7 | – | – |",
+		"| go | repo | 3 | 33.3 | 66.7 | 4.00 | 0 |",
+		"| go | always | 3 | +66.7 [+0.0, +100.0] | +16.7 [-50.0, +50.0] | 2 / 1 |",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the report lacks %q:\n%s", want, out.String())

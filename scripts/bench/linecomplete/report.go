@@ -25,7 +25,9 @@ var reportModes = []string{"none", "chunks", "always", "repo", "both", "actor"}
 
 // report prints exact match and edit similarity by language and mode
 // (with "always", the completions with the repository's context a
-// server chose from, where its repo answers carry the choice),
+// server chose from, where its repo answers carry the choice, and their
+// candidates without it standing for none where none was not asked; the
+// times are of the answers asked),
 // with the median request time and the share of prompt tokens cached,
 // over the lines every mode of a group answered (a run in progress
 // compares like with like); then each context against none, line by
@@ -79,6 +81,9 @@ func report(w io.Writer, args []string) error {
 			}
 		}
 	}
+	if n := deriveNone(byLang); n > 0 {
+		fmt.Fprintf(w, "Note: %d repo answers without a choice (their prompt showed no repository context) have no none answer: ask them with -mode none.\n\n", n)
+	}
 	if n, of := unlikeNone(byLang); n > 0 {
 		fmt.Fprintf(w, "Warning: on %d of %d lines none's answer is not the chosen answer's candidate without the context.\n\n", n, of)
 	}
@@ -129,6 +134,27 @@ func report(w io.Writer, args []string) error {
 	return printPaired(w, "The other lines:", rest, langs)
 }
 
+// deriveNone gives each line with a chosen repo answer and no none
+// answer its candidate without the context as none's: the same prompt
+// (llama.cpp's), so a run need not ask it twice. It returns how many
+// repo answers without a choice have no none answer.
+func deriveNone(byLang map[string]map[string]map[string]result) (missing int) {
+	for lang, modes := range byLang {
+		for id, r := range modes["repo"] {
+			if _, ok := modes["none"][id]; ok {
+				continue
+			}
+			if r.Choice == nil {
+				missing++
+				continue
+			}
+			c := r.Choice.Without
+			add(byLang, result{ID: id, Lang: lang, Mode: "none", Target: r.Target, Got: c.Got, Exact: c.Exact, EditSim: c.EditSim, derived: true})
+		}
+	}
+	return missing
+}
+
 // unlikeNone counts the lines whose none answer differs from their repo
 // answer's candidate without the context, of the lines with both: the
 // two are the same prompt, so a difference means a server answered
@@ -136,7 +162,7 @@ func report(w io.Writer, args []string) error {
 func unlikeNone(byLang map[string]map[string]map[string]result) (n, of int) {
 	for _, modes := range byLang {
 		for id, r := range modes["repo"] {
-			if none, ok := modes["none"][id]; ok && r.Choice != nil {
+			if none, ok := modes["none"][id]; ok && !none.derived && r.Choice != nil {
 				of++
 				if none.Got != r.Choice.Without.Got {
 					n++
@@ -249,12 +275,15 @@ func printRow(w io.Writer, lang, mode string, rs map[string]result, common []str
 			exact++
 		}
 		sim += r.EditSim
+		if r.derived { // its time is its choice's
+			continue
+		}
 		secs = append(secs, r.Seconds)
 		cached += r.CacheN
 		prompt += r.CacheN + r.PromptN
 	}
 	n := float64(len(common))
-	if rs[common[0]].derived { // its time is its choice's
+	if len(secs) == 0 {
 		fmt.Fprintf(w, "| %s | %s | %d | %.1f | %.1f | – | – |\n", lang, mode, len(common), 100*float64(exact)/n, 100*sim/n)
 		return
 	}
