@@ -262,26 +262,39 @@ func TestReportChoice(t *testing.T) {
 		{ID: "c", Lang: "go", Mode: "repo", Got: "v", EditSim: 0.5, Seconds: 4, Choice: &choice{
 			Without: candidate{Got: "v", EditSim: 0.5, MeanLogProb: lp(-1)}, With: candidate{Got: "u", EditSim: 1, Exact: true, MeanLogProb: lp(-2)}}},
 	}
+	var out strings.Builder
+	if err := report(&out, []string{writeResults(t, dir, "go.jsonl", rs...)}); err != nil {
+		t.Fatal(err)
+	}
+	reportHas(t, out.String(),
+		"Warning: on 1 of 2 lines none's answer is not the chosen answer's candidate without the context.",
+		"| go | none | 3 | 0.0 | 50.0 | 1.00 | 0 |",
+		"| go | always | 3 | 66.7 | 66.7 | – | – |",
+		"| go | repo | 3 | 33.3 | 66.7 | 4.00 | 0 |",
+		"| go | always | 3 | +66.7 [+0.0, +100.0] | +16.7 [-50.0, +50.0] | 2 / 1 |")
+}
+
+// writeResults writes results into a JSON-lines file in dir.
+func writeResults(t *testing.T, dir, name string, rs ...result) string {
+	t.Helper()
 	var b strings.Builder
 	for _, r := range rs {
 		j, _ := json.Marshal(r)
 		b.Write(append(j, '\n'))
 	}
-	p := filepath.Join(dir, "go.jsonl")
-	os.WriteFile(p, []byte(b.String()), 0o644)
-	var out strings.Builder
-	if err := report(&out, []string{p}); err != nil {
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{
-		"Warning: on 1 of 2 lines none's answer is not the chosen answer's candidate without the context.",
-		"| go | none | 3 | 0.0 | 50.0 | 1.00 | 0 |",
-		"| go | always | 3 | 66.7 | 66.7 | – | – |",
-		"| go | repo | 3 | 33.3 | 66.7 | 4.00 | 0 |",
-		"| go | always | 3 | +66.7 [+0.0, +100.0] | +16.7 [-50.0, +50.0] | 2 / 1 |",
-	} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("the report lacks %q:\n%s", want, out.String())
+	return p
+}
+
+// reportHas checks that a report holds each of the texts.
+func reportHas(t *testing.T, out string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q:\n%s", want, out)
 		}
 	}
 }
@@ -355,16 +368,7 @@ func TestBlockOrder(t *testing.T) {
 // -needing, that line alone (+100, +50) and the other (0, 0).
 func TestReport(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name string, rs ...result) string {
-		var b strings.Builder
-		for _, r := range rs {
-			j, _ := json.Marshal(r)
-			b.Write(append(j, '\n'))
-		}
-		p := filepath.Join(dir, name)
-		os.WriteFile(p, []byte(b.String()), 0o644)
-		return p
-	}
+	write := func(name string, rs ...result) string { return writeResults(t, dir, name, rs...) }
 	files := []string{
 		write("go-none.jsonl", result{ID: "a", Lang: "go", Mode: "none", EditSim: 0.5, Seconds: 1},
 			result{ID: "b", Lang: "go", Mode: "none", Exact: true, EditSim: 1, Seconds: 3}),
@@ -388,16 +392,11 @@ func TestReport(t *testing.T) {
 	if n := strings.Count(out.String(), "| rust | repo | 1 |"); n != 2 {
 		t.Errorf("rust's repo rows: %d, want 2 (not split):\n%s", n, out.String())
 	}
-	for _, want := range []string{
+	reportHas(t, out.String(),
 		"| go | none | 2 | 50.0 | 75.0 | 2.00 | 0 |",
 		"| go | repo | 2 | 100.0 | 100.0 | 2.00 | 0 |",
 		"| go | llama | 1 | 0.0 | 25.0 | 4.00 | 0 |",
 		"| go | repo | 2 | +50.0 [+0.0, +100.0] | +25.0 [+0.0, +50.0] | 1 / 0 |",
 		"Lines needing a name the prompt's file text lacks:\n\n| language | context − none | lines | exact match, points [95 %] | edit similarity, points [95 %] | lines more / less similar |\n|---|---|---|---|---|---|\n| go | repo | 1 | +100.0 [+100.0, +100.0] | +50.0 [+50.0, +50.0] | 1 / 0 |",
-		"The other lines:\n\n| language | context − none | lines | exact match, points [95 %] | edit similarity, points [95 %] | lines more / less similar |\n|---|---|---|---|---|---|\n| go | repo | 1 | +0.0 [+0.0, +0.0] | +0.0 [+0.0, +0.0] | 0 / 0 |",
-	} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("the report lacks %q:\n%s", want, out.String())
-		}
-	}
+		"The other lines:\n\n| language | context − none | lines | exact match, points [95 %] | edit similarity, points [95 %] | lines more / less similar |\n|---|---|---|---|---|---|\n| go | repo | 1 | +0.0 [+0.0, +0.0] | +0.0 [+0.0, +0.0] | 0 / 0 |")
 }
