@@ -16,11 +16,16 @@
 #    --method rawprompt --encoder none: the repository's context at the
 #    cursor needs no encoder; --cache-reuse $REUSE, 0 by default) and
 #    asks, in rounds of 10 lines per language and mode (MODES, default
-#    all three) (blocks of 10 neighbouring lines in a fixed shuffled order:
-#    a stopped run has lines from the whole package, every cell equally
-#    far, and neighbouring lines share the server's cached prefix): none
-#    (llama.cpp's prompt), repo (the server's repository context) and
+#    repo and chunks) (blocks of 10 neighbouring lines in a fixed
+#    shuffled order: a stopped run has lines from the whole package,
+#    every cell equally far, and neighbouring lines share the server's
+#    cached prefix): repo (the server's answer: it writes each line with
+#    llama.cpp's prompt and with the repository's context and answers the
+#    one it is surer of; both are recorded, so the report shows none, the
+#    context always ("always") and the choice from one request) and
 #    chunks (llama.vim's ring of chunks of the package's other files).
+#    MODES may add none (llama.cpp's prompt asked on its own, which the
+#    report checks against the recorded candidate without the context).
 # 4. With VENV set to a Python environment holding llama-cpp-python and
 #    its server extras, also asks llama-cpp-python's server on the same
 #    model file the first SIDE lines (default 50) of each language as
@@ -49,7 +54,7 @@ THREADS=${THREADS:-2}
 SIDE=${SIDE:-50}
 # the modes asked, in this order within a round (none and chunks do not
 # depend on the server's context code: a run may do them first)
-MODES=${MODES:-none repo chunks}
+MODES=${MODES:-repo chunks}
 rounds=${1:-20}
 # the tasks' folder names the version of prepare's choice of lines (v2:
 # no lines of multi-line backtick strings), so a folder of older tasks is
