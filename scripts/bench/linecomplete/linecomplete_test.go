@@ -248,7 +248,7 @@ func TestRunInfillModes(t *testing.T) {
 // compared with none like the others; a none answer unlike its line's
 // candidate without the context is counted in a warning; a line without
 // a none answer takes its candidate without the context (its time not
-// counted).
+// counted); the choices are counted by language.
 func TestReportChoice(t *testing.T) {
 	dir := t.TempDir()
 	lp := func(v float64) *float64 { return &v }
@@ -271,7 +271,8 @@ func TestReportChoice(t *testing.T) {
 		"| go | none | 3 | 0.0 | 50.0 | 1.00 | 0 |",
 		"| go | always | 3 | 66.7 | 66.7 | – | – |",
 		"| go | repo | 3 | 33.3 | 66.7 | 4.00 | 0 |",
-		"| go | always | 3 | +66.7 [+0.0, +100.0] | +16.7 [-50.0, +50.0] | 2 / 1 |")
+		"| go | always | 3 | +66.7 [+0.0, +100.0] | +16.7 [-50.0, +50.0] | 2 / 1 |",
+		"| go | 3 | 1 (33 %) |")
 }
 
 // writeResults writes results into a JSON-lines file in dir.

@@ -36,7 +36,8 @@ var reportModes = []string{"none", "chunks", "always", "repo", "both", "actor"}
 // number of languages, the flag repeated), the differences again over
 // the lines needing a name the prompt's file text lacks, and over the
 // others, for the languages with lines in those files: context can help
-// the first through names, and only distract on the second.
+// the first through names, and only distract on the second. Last, how
+// often a server's choices took the context's completion.
 func report(w io.Writer, args []string) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	var needingFiles []string
@@ -131,7 +132,37 @@ func report(w io.Writer, args []string) error {
 	if err := printPaired(w, "Lines needing a name the prompt's file text lacks:", need, langs); err != nil {
 		return err
 	}
-	return printPaired(w, "The other lines:", rest, langs)
+	if err := printPaired(w, "The other lines:", rest, langs); err != nil {
+		return err
+	}
+	printChoices(w, byLang)
+	return nil
+}
+
+// printChoices prints, per language, how many repo answers a server chose
+// between its completions with and without the context, and how often it
+// took the context's (nothing when none was chosen).
+func printChoices(w io.Writer, byLang map[string]map[string]map[string]result) {
+	header := false
+	for _, lang := range sortedKeys(byLang) {
+		n, taken := 0, 0
+		for _, r := range byLang[lang]["repo"] {
+			if r.Choice != nil {
+				n++
+				if r.Choice.Context {
+					taken++
+				}
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		if !header {
+			fmt.Fprintln(w, "\n| language | repo answers chosen | the context's taken |\n|---|---|---|")
+			header = true
+		}
+		fmt.Fprintf(w, "| %s | %d | %d (%.0f %%) |\n", lang, n, taken, 100*float64(taken)/float64(n))
+	}
 }
 
 // deriveNone gives each line with a chosen repo answer and no none
