@@ -260,11 +260,12 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 	var res written
 	var err error
 	shown := c.context
+	var ch *contextChoice
 	if c.plain != nil {
-		if res, chunk.Choice, err = s.chooseCompletion(ctx, c); err == nil {
+		if res, ch, err = s.chooseCompletion(ctx, c); err == nil {
 			err = emit(res.text)
 		}
-		if chunk.Choice != nil && !chunk.Choice.Context {
+		if ch != nil && !ch.Context {
 			shown = nil
 		}
 	} else {
@@ -274,7 +275,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, st, ctx, err)
 		return
 	}
-	chunk.Context = shown
+	chunk.Context, chunk.Choice = shown, ch
 	u := &usage{PromptTokens: res.prompt, CompletionTokens: res.n, TotalTokens: res.prompt + res.n}
 	if st != nil {
 		chunk.Usage = u
