@@ -188,8 +188,10 @@ func deriveNone(byLang map[string]map[string]map[string]result) (missing int) {
 
 // unlikeNone counts the lines whose none answer differs from their repo
 // answer's candidate without the context, of the lines with both: the
-// two are the same prompt, so a difference means a server answered
-// differently (another build, another context).
+// two are the same prompt, so a difference means another build, or the
+// prompt computed from another cache state (ggml rounds a row otherwise
+// by how many rows a pass computes, so the part of a prompt taken from
+// the cache moves the logits a little, and a near tie can flip).
 func unlikeNone(byLang map[string]map[string]map[string]result) (n, of int) {
 	for _, modes := range byLang {
 		for id, r := range modes["repo"] {
