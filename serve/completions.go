@@ -358,8 +358,7 @@ func (s *Server) chooseCompletion(ctx context.Context, c *completion) (written, 
 		}
 		res[i] = r
 	}
-	without, with := candidate{res[0].text, meanLogProb(res[0].logProbs)}, candidate{res[1].text, meanLogProb(res[1].logProbs)}
-	ch := &contextChoice{Context: with.surer(without), Without: without, With: with}
+	ch := newChoice(res[0].text, res[0].logProbs, res[1].text, res[1].logProbs)
 	out := res[0]
 	if ch.Context {
 		out = res[1]

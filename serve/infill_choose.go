@@ -28,6 +28,14 @@ func (c candidate) surer(d candidate) bool {
 	return c.MeanLogProb != nil && (d.MeanLogProb == nil || *c.MeanLogProb > *d.MeanLogProb)
 }
 
+// newChoice is the choice between the completion without the context
+// and the one with it, each its text and its tokens' log-probabilities:
+// the one with the higher mean, the one without on a tie.
+func newChoice(without string, withoutLP []float64, with string, withLP []float64) *contextChoice {
+	a, b := candidate{without, meanLogProb(withoutLP)}, candidate{with, meanLogProb(withLP)}
+	return &contextChoice{Context: b.surer(a), Without: a, With: b}
+}
+
 // choosing reports whether a completion is written twice and the surer
 // answered (chooseInfill): when its prompt shows the repository's context,
 // unless the server always answers with it (--cursor-always) or ACToR
@@ -63,13 +71,12 @@ func (s *Server) chooseInfill(ctx context.Context, j *infillJob, plain, with inf
 		}
 		res[i] = r
 	}
-	without, withCtx := candidate{res[0].Content, meanLogProb(res[0].logProbs)}, candidate{res[1].Content, meanLogProb(res[1].logProbs)}
-	k, prompt := 0, plain
-	if withCtx.surer(without) {
-		k, prompt = 1, with
+	ch := newChoice(res[0].Content, res[0].logProbs, res[1].Content, res[1].logProbs)
+	out, prompt := res[0], plain
+	if ch.Context {
+		out, prompt = res[1], with
 	}
-	out := res[k]
-	out.Choice = &contextChoice{Context: k == 1, Without: without, With: withCtx}
+	out.Choice = ch
 	out.Timings = sumTimings(res[0].Timings, res[1].Timings)
 	if st != nil && out.Content != "" {
 		piece := infillResult{Content: out.Content, Tokens: out.Tokens, TokensPredicted: len(out.Tokens),
