@@ -77,8 +77,7 @@ func report(w io.Writer, args []string) error {
 		for _, r := range rs {
 			add(byLang, r)
 			if c := r.Choice; c != nil && r.Mode == "repo" {
-				add(byLang, result{ID: r.ID, Lang: r.Lang, Mode: "always", Target: r.Target, Got: c.With.Got, Exact: c.With.Exact,
-					EditSim: c.With.EditSim, derived: true})
+				add(byLang, r.candidateAs("always", c.With))
 			}
 		}
 	}
@@ -170,7 +169,7 @@ func printChoices(w io.Writer, byLang map[string]map[string]map[string]result) {
 // (llama.cpp's), so a run need not ask it twice. It returns how many
 // repo answers without a choice have no none answer.
 func deriveNone(byLang map[string]map[string]map[string]result) (missing int) {
-	for lang, modes := range byLang {
+	for _, modes := range byLang {
 		for id, r := range modes["repo"] {
 			if _, ok := modes["none"][id]; ok {
 				continue
@@ -179,8 +178,7 @@ func deriveNone(byLang map[string]map[string]map[string]result) (missing int) {
 				missing++
 				continue
 			}
-			c := r.Choice.Without
-			add(byLang, result{ID: id, Lang: lang, Mode: "none", Target: r.Target, Got: c.Got, Exact: c.Exact, EditSim: c.EditSim, derived: true})
+			add(byLang, r.candidateAs("none", r.Choice.Without))
 		}
 	}
 	return missing
@@ -204,6 +202,12 @@ func unlikeNone(byLang map[string]map[string]map[string]result) (n, of int) {
 		}
 	}
 	return n, of
+}
+
+// candidateAs is the record of one of r's candidates as the answer of
+// mode (derived: its time is r's).
+func (r result) candidateAs(mode string, c candidate) result {
+	return result{ID: r.ID, Lang: r.Lang, Mode: mode, Target: r.Target, Got: c.Got, Exact: c.Exact, EditSim: c.EditSim, derived: true}
 }
 
 // add files a result by language, mode and line.
