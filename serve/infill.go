@@ -295,7 +295,7 @@ func (s *Server) infillHandler(w http.ResponseWriter, r *http.Request) {
 	prompts := []infill.Prompt{prompt}
 	choose := s.choosing(j, prompt)
 	if choose {
-		plain, err := infill.Layout(s.p.Tok, j.input, j.chunks, s.infillBudget())
+		plain, err := s.plainPrompt(j)
 		if err != nil {
 			s.fail(w, nil, ctx, err)
 			return

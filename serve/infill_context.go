@@ -86,7 +86,7 @@ type cursorContext struct {
 // repository context.
 func (s *Server) infillPrompt(j *infillJob) (infill.Prompt, *cursorContext, error) {
 	if !j.context {
-		p, err := infill.Layout(s.p.Tok, j.input, j.chunks, s.infillBudget())
+		p, err := s.plainPrompt(j)
 		return p, nil, err
 	}
 	cc := &cursorContext{in: j.input, editor: slices.Clone(j.chunks)}
@@ -113,6 +113,12 @@ func (s *Server) infillPrompt(j *infillJob) (infill.Prompt, *cursorContext, erro
 	}
 	p, err := s.layoutCursor(cc, cc.shown)
 	return p, cc, err
+}
+
+// plainPrompt is llama.cpp's prompt of the job: the editor's text and
+// chunks, without the repository's context.
+func (s *Server) plainPrompt(j *infillJob) (infill.Prompt, error) {
+	return infill.Layout(s.p.Tok, j.input, j.chunks, s.infillBudget())
 }
 
 // layoutCursor lays out cc's prompt with the repository's chunks more.

@@ -89,7 +89,7 @@ See docs/openapi.yaml.`,
 	fs.IntVar(&f.cursor.Symbols, "cursor-symbols", infill.DefaultContextBudget.Symbols, "POST /infill: tokens of the repository's context for the definitions in scope at the cursor or named above it")
 	fs.IntVar(&f.cursor.Blocks, "cursor-blocks", infill.DefaultContextBudget.Blocks, "POST /infill: tokens of the repository's context for the blocks retrieved with the lines above the cursor")
 	fs.IntVar(&f.reuse, "cache-reuse", 256, "completions at the cursor: reuse runs of at least this many cached tokens that moved toward the start (text before them removed: a new line deep in a long file), as llama.cpp's --cache-reuse (256 as llama.vim starts it), and chunks moved by chunks added before them (the editor's, ACToR's); faster but approximate: their keys and values saw the old text; 0: only the common prefix, exact")
-	fs.BoolVar(&f.always, "cursor-always", false, "POST /infill: answer every completion whose prompt shows the repository's context with it (by default each is written with and without it and the one the model is surer of answered, at twice the work)")
+	fs.BoolVar(&f.always, "cursor-always", false, "completions at the cursor (POST /infill, /v1/completions with a suffix): answer every one whose prompt shows the repository's context with it (by default each is written with and without it and the one the model is surer of answered, at twice the work)")
 	fs.BoolVar(&f.lineLast, "cursor-line-last", false, "POST /infill: lay the cursor line's typed text out after <|fim_middle|> (not at the end of the prefix, as llama.cpp): typing on a line computes only the new tokens, at some cost in accuracy")
 	return cmd
 }
